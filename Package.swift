@@ -1,0 +1,67 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "OakCompendium",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .executable(name: "oak", targets: ["oak"]),
+        .library(name: "OakModels", targets: ["OakModels"]),
+        .library(name: "OakStore", targets: ["OakStore"]),
+        .library(name: "OakServer", targets: ["OakServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    ],
+    targets: [
+        .target(name: "OakModels"),
+        .target(
+            name: "OakStore",
+            dependencies: [
+                "OakModels",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Resources/starter-dataset.json")]
+        ),
+        .target(
+            name: "OakServer",
+            dependencies: [
+                "OakModels",
+                "OakStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "oak",
+            dependencies: [
+                "OakModels",
+                "OakStore",
+                "OakServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "OakStoreTests",
+            dependencies: ["OakStore", "OakModels", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "OakServerTests",
+            dependencies: [
+                "OakServer", "OakStore", "OakModels",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+    ]
+)

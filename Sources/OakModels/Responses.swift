@@ -1,0 +1,169 @@
+import Foundation
+
+/// Pagination of the species and taxa lists; `hasMore` stays camelCase as the v1 API has it.
+public struct Pagination: Codable, Hashable, Sendable {
+    public var total: Int
+    public var limit: Int
+    public var offset: Int
+    public var hasMore: Bool
+
+    public init(total: Int, limit: Int, offset: Int) {
+        self.total = total
+        self.limit = limit
+        self.offset = offset
+        self.hasMore = offset + limit < total
+    }
+
+    /// The default page size.
+    public static let defaultLimit = 50
+    /// The largest page size; larger requests are clamped to it.
+    public static let maxLimit = 1000
+}
+
+/// A page of a list: `{"data": [...], "pagination": {...}}`.
+public struct Page<Item: Codable & Sendable>: Codable, Sendable {
+    public var data: [Item]
+    public var pagination: Pagination
+
+    public init(data: [Item], pagination: Pagination) {
+        self.data = data
+        self.pagination = pagination
+    }
+}
+
+/// A species with all of its source data embedded (`/species/{name}/full`).
+public struct SpeciesFull: Encodable, Sendable {
+    public var species: Species
+    public var sources: [AttributedSpeciesSource]
+
+    public init(species: Species, sources: [AttributedSpeciesSource]) {
+        self.species = species
+        self.sources = sources
+    }
+
+    enum CodingKeys: String, CodingKey { case sources }
+
+    public func encode(to encoder: any Encoder) throws {
+        try species.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sources, forKey: .sources)
+    }
+}
+
+/// The species search answer: `{"data": [...], "query", "count"}`.
+public struct SpeciesSearchResult: Codable, Sendable {
+    public var data: [Species]
+    public var query: String
+    public var count: Int
+
+    public init(data: [Species], query: String) {
+        self.data = data
+        self.query = query
+        self.count = data.count
+    }
+}
+
+/// The answer of `/api/v1/search`: matches among species, taxa and sources.
+public struct CatalogSearchResult: Encodable, Sendable {
+    public var query: String
+    public var species: [Species]
+    public var taxa: [Taxon]
+    public var sources: [Source]
+    public var count: Int
+
+    public init(query: String, species: [Species], taxa: [Taxon], sources: [Source]) {
+        self.query = query
+        self.species = species
+        self.taxa = taxa
+        self.sources = sources
+        self.count = species.count + taxa.count + sources.count
+    }
+}
+
+/// Counts of what the database holds (`/api/v1/stats`).
+public struct CatalogStats: Codable, Hashable, Sendable {
+    public var species: Int
+    public var hybrids: Int
+    public var taxa: Int
+    public var sources: Int
+    public var speciesSources: Int
+    public var notes: Int
+    public var speciesBySubgenus: [String: Int]
+    public var speciesByConservationStatus: [String: Int]
+    public var taxaByLevel: [String: Int]
+    public var speciesSourcesBySource: [String: Int]
+
+    public init(
+        species: Int, hybrids: Int, taxa: Int, sources: Int, speciesSources: Int, notes: Int,
+        speciesBySubgenus: [String: Int], speciesByConservationStatus: [String: Int], taxaByLevel: [String: Int],
+        speciesSourcesBySource: [String: Int]
+    ) {
+        self.species = species
+        self.hybrids = hybrids
+        self.taxa = taxa
+        self.sources = sources
+        self.speciesSources = speciesSources
+        self.notes = notes
+        self.speciesBySubgenus = speciesBySubgenus
+        self.speciesByConservationStatus = speciesByConservationStatus
+        self.taxaByLevel = taxaByLevel
+        self.speciesSourcesBySource = speciesSourcesBySource
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case species, hybrids, taxa, sources, speciesSources = "species_sources", notes
+        case speciesBySubgenus = "species_by_subgenus"
+        case speciesByConservationStatus = "species_by_conservation_status"
+        case taxaByLevel = "taxa_by_level", speciesSourcesBySource = "species_sources_by_source"
+    }
+}
+
+/// One species in the denormalized export (the web app's `quercus_data.json`).
+public struct ExportedSpecies: Encodable, Sendable {
+    public var species: Species
+    public var sources: [AttributedSpeciesSource]
+
+    public init(species: Species, sources: [AttributedSpeciesSource]) {
+        self.species = species
+        self.sources = sources
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, author, isHybrid = "is_hybrid", conservationStatus = "conservation_status", taxonomy
+        case parent1, parent2, hybrids, closelyRelatedTo = "closely_related_to"
+        case subspeciesVarieties = "subspecies_varieties", synonyms, externalLinks = "external_links", sources
+    }
+
+    enum TaxonomyKeys: String, CodingKey { case genus, subgenus, section, subsection, complex }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(species.scientificName, forKey: .name)
+        try container.encodeNullable(species.author, forKey: .author)
+        try container.encode(species.isHybrid, forKey: .isHybrid)
+        try container.encodeNullable(species.conservationStatus, forKey: .conservationStatus)
+        var taxonomy = container.nestedContainer(keyedBy: TaxonomyKeys.self, forKey: .taxonomy)
+        try taxonomy.encode("Quercus", forKey: .genus)
+        try taxonomy.encodeNullable(species.subgenus, forKey: .subgenus)
+        try taxonomy.encodeNullable(species.section, forKey: .section)
+        try taxonomy.encodeNullable(species.subsection, forKey: .subsection)
+        try taxonomy.encodeNullable(species.complex, forKey: .complex)
+        try container.encodeNullable(species.parent1, forKey: .parent1)
+        try container.encodeNullable(species.parent2, forKey: .parent2)
+        try container.encode(species.hybrids, forKey: .hybrids)
+        try container.encode(species.closelyRelatedTo, forKey: .closelyRelatedTo)
+        try container.encode(species.subspeciesVarieties, forKey: .subspeciesVarieties)
+        try container.encode(species.synonyms, forKey: .synonyms)
+        try container.encode(species.externalLinks, forKey: .externalLinks)
+        try container.encode(sources, forKey: .sources)
+    }
+}
+
+/// The whole export document: `{"species": [...]}`.
+public struct ExportDocument: Encodable, Sendable {
+    public var species: [ExportedSpecies]
+
+    public init(species: [ExportedSpecies]) {
+        self.species = species
+    }
+}

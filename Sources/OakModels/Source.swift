@@ -1,0 +1,142 @@
+import Foundation
+
+/// A reference that descriptive data is attributed to (a website, a book, personal observation).
+public struct Source: Codable, Hashable, Sendable {
+    public var id: Int
+    public var sourceType: String
+    public var name: String
+    public var description: String?
+    public var author: String?
+    public var year: Int?
+    public var url: String?
+    public var isbn: String?
+    public var doi: String?
+    public var notes: String?
+    public var license: String?
+    public var licenseURL: String?
+
+    /// The standard source ids every database has.
+    public static let iNaturalistID = 1
+    public static let oaksOfTheWorldID = 2
+    public static let personalObservationID = 3
+
+    public init(
+        id: Int, sourceType: String, name: String, description: String? = nil, author: String? = nil,
+        year: Int? = nil, url: String? = nil, isbn: String? = nil, doi: String? = nil, notes: String? = nil,
+        license: String? = nil, licenseURL: String? = nil
+    ) {
+        self.id = id
+        self.sourceType = sourceType
+        self.name = name
+        self.description = description
+        self.author = author
+        self.year = year
+        self.url = url
+        self.isbn = isbn
+        self.doi = doi
+        self.notes = notes
+        self.license = license
+        self.licenseURL = licenseURL
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, sourceType = "source_type", name, description, author, year, url, isbn, doi, notes, license
+        case licenseURL = "license_url"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let id = try container.decode(Int.self, forKey: .id)
+        self = try Source(id: id, creating: try SourcePatch(from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(sourceType, forKey: .sourceType)
+        try container.encode(name, forKey: .name)
+        try container.encodeNullable(description, forKey: .description)
+        try container.encodeNullable(author, forKey: .author)
+        try container.encodeNullable(year, forKey: .year)
+        try container.encodeNullable(url, forKey: .url)
+        try container.encodeNullable(isbn, forKey: .isbn)
+        try container.encodeNullable(doi, forKey: .doi)
+        try container.encodeNullable(notes, forKey: .notes)
+        try container.encodeNullable(license, forKey: .license)
+        try container.encodeNullable(licenseURL, forKey: .licenseURL)
+    }
+
+    /// A new source from a create request; `source_type` and `name` are required.
+    public init(id: Int, creating patch: SourcePatch) throws {
+        var validator = Validator()
+        if case .value(let type) = patch.sourceType { validator.require(type, "source_type") } else {
+            validator.fail("source_type", "is required")
+        }
+        if case .value(let name) = patch.name { validator.require(name, "name") } else { validator.fail("name", "is required") }
+        try validator.check()
+        self.init(id: id, sourceType: "", name: "")
+        try apply(patch)
+    }
+
+    /// Applies a partial update; required fields cannot be cleared.
+    public mutating func apply(_ patch: SourcePatch) throws {
+        var validator = Validator()
+        if case .null = patch.sourceType { validator.fail("source_type", "is required") }
+        if case .null = patch.name { validator.fail("name", "is required") }
+        sourceType = patch.sourceType.applied(to: sourceType) ?? sourceType
+        name = patch.name.applied(to: name) ?? name
+        description = patch.description.applied(to: description)
+        author = patch.author.applied(to: author)
+        year = patch.year.applied(to: year)
+        url = patch.url.applied(to: url)
+        isbn = patch.isbn.applied(to: isbn)
+        doi = patch.doi.applied(to: doi)
+        notes = patch.notes.applied(to: notes)
+        license = patch.license.applied(to: license)
+        licenseURL = patch.licenseURL.applied(to: licenseURL)
+        validator.require(sourceType, "source_type")
+        validator.length(sourceType, "source_type", 1...50)
+        validator.require(name, "name")
+        validator.length(name, "name", 1...200)
+        for (value, field) in [(author, "author"), (url, "url"), (isbn, "isbn"), (doi, "doi"), (license, "license"),
+                               (licenseURL, "license_url")] {
+            validator.length(value, field, 0...FieldLimits.shortText)
+        }
+        validator.length(description, "description", 0...FieldLimits.longText)
+        validator.length(notes, "notes", 0...FieldLimits.longText)
+        if let year, !(0...9999).contains(year) { validator.fail("year", "must be between 0 and 9999") }
+        try validator.check()
+    }
+}
+
+/// A source create or update request.
+public struct SourcePatch: Decodable, Sendable {
+    public var sourceType: Patch<String> = .absent
+    public var name: Patch<String> = .absent
+    public var description: Patch<String> = .absent
+    public var author: Patch<String> = .absent
+    public var year: Patch<Int> = .absent
+    public var url: Patch<String> = .absent
+    public var isbn: Patch<String> = .absent
+    public var doi: Patch<String> = .absent
+    public var notes: Patch<String> = .absent
+    public var license: Patch<String> = .absent
+    public var licenseURL: Patch<String> = .absent
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Source.CodingKeys.self)
+        sourceType = try container.patch(.sourceType)
+        name = try container.patch(.name)
+        description = try container.patch(.description)
+        author = try container.patch(.author)
+        year = try container.patch(.year)
+        url = try container.patch(.url)
+        isbn = try container.patch(.isbn)
+        doi = try container.patch(.doi)
+        notes = try container.patch(.notes)
+        license = try container.patch(.license)
+        licenseURL = try container.patch(.licenseURL)
+    }
+}

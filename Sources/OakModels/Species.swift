@@ -1,0 +1,200 @@
+import Foundation
+
+/// An oak species (or hybrid), keyed by its epithet without the "Quercus" prefix.
+public struct Species: Codable, Hashable, Sendable {
+    public var scientificName: String
+    public var author: String?
+    public var isHybrid: Bool
+    public var conservationStatus: String?
+    public var subgenus: String?
+    public var section: String?
+    public var subsection: String?
+    public var complex: String?
+    public var parent1: String?
+    public var parent2: String?
+    public var hybrids: [String]
+    public var closelyRelatedTo: [String]
+    public var subspeciesVarieties: [String]
+    public var synonyms: [String]
+    public var externalLinks: [JSONValue]
+
+    /// IUCN Red List categories accepted in `conservation_status`.
+    public static let conservationStatuses = ["EX", "EW", "CR", "EN", "VU", "NT", "LC", "DD", "NE"]
+    /// Subgenera accepted in `subgenus`.
+    public static let subgenera = ["Quercus", "Cerris", "Cyclobalanopsis"]
+
+    public init(
+        scientificName: String, author: String? = nil, isHybrid: Bool = false, conservationStatus: String? = nil,
+        subgenus: String? = nil, section: String? = nil, subsection: String? = nil, complex: String? = nil,
+        parent1: String? = nil, parent2: String? = nil, hybrids: [String] = [], closelyRelatedTo: [String] = [],
+        subspeciesVarieties: [String] = [], synonyms: [String] = [], externalLinks: [JSONValue] = []
+    ) {
+        self.scientificName = scientificName
+        self.author = author
+        self.isHybrid = isHybrid
+        self.conservationStatus = conservationStatus
+        self.subgenus = subgenus
+        self.section = section
+        self.subsection = subsection
+        self.complex = complex
+        self.parent1 = parent1
+        self.parent2 = parent2
+        self.hybrids = hybrids
+        self.closelyRelatedTo = closelyRelatedTo
+        self.subspeciesVarieties = subspeciesVarieties
+        self.synonyms = synonyms
+        self.externalLinks = externalLinks
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case scientificName = "scientific_name", author, isHybrid = "is_hybrid"
+        case conservationStatus = "conservation_status", subgenus, section, subsection, complex, parent1, parent2
+        case hybrids, closelyRelatedTo = "closely_related_to", subspeciesVarieties = "subspecies_varieties"
+        case synonyms, externalLinks = "external_links"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let patch = try SpeciesPatch(from: decoder)
+        self = try Species(creating: patch)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(scientificName, forKey: .scientificName)
+        try container.encodeNullable(author, forKey: .author)
+        try container.encode(isHybrid, forKey: .isHybrid)
+        try container.encodeNullable(conservationStatus, forKey: .conservationStatus)
+        try container.encodeNullable(subgenus, forKey: .subgenus)
+        try container.encodeNullable(section, forKey: .section)
+        try container.encodeNullable(subsection, forKey: .subsection)
+        try container.encodeNullable(complex, forKey: .complex)
+        try container.encodeNullable(parent1, forKey: .parent1)
+        try container.encodeNullable(parent2, forKey: .parent2)
+        try container.encode(hybrids, forKey: .hybrids)
+        try container.encode(closelyRelatedTo, forKey: .closelyRelatedTo)
+        try container.encode(subspeciesVarieties, forKey: .subspeciesVarieties)
+        try container.encode(synonyms, forKey: .synonyms)
+        try container.encode(externalLinks, forKey: .externalLinks)
+    }
+
+    /// A new species from a create request; the name is required.
+    public init(creating patch: SpeciesPatch) throws {
+        guard case .value(let name) = patch.scientificName else {
+            throw OakError.invalid("scientific_name", "is required")
+        }
+        self.init(scientificName: Species.normalizedName(name))
+        try apply(patch)
+    }
+
+    /// Applies a partial update (PUT/PATCH merge); the name never changes, then validates.
+    public mutating func apply(_ patch: SpeciesPatch) throws {
+        author = patch.author.applied(to: author)
+        isHybrid = patch.isHybrid.applied(to: isHybrid) ?? false
+        conservationStatus = patch.conservationStatus.applied(to: conservationStatus)
+        subgenus = patch.subgenus.applied(to: subgenus)
+        section = patch.section.applied(to: section)
+        subsection = patch.subsection.applied(to: subsection)
+        complex = patch.complex.applied(to: complex)
+        parent1 = patch.parent1.applied(to: parent1).map(Species.normalizedName)
+        parent2 = patch.parent2.applied(to: parent2).map(Species.normalizedName)
+        hybrids = patch.hybrids.applied(to: hybrids)
+        closelyRelatedTo = patch.closelyRelatedTo.applied(to: closelyRelatedTo)
+        subspeciesVarieties = patch.subspeciesVarieties.applied(to: subspeciesVarieties)
+        synonyms = patch.synonyms.applied(to: synonyms)
+        externalLinks = patch.externalLinks.applied(to: externalLinks)
+        try validate()
+    }
+
+    /// Throws a validation error naming every invalid field.
+    public func validate() throws {
+        var validator = Validator()
+        validator.require(scientificName, "scientific_name")
+        validator.length(scientificName, "scientific_name", 2...100)
+        validator.length(author, "author", 0...FieldLimits.shortText)
+        validator.oneOf(conservationStatus, "conservation_status", Species.conservationStatuses)
+        validator.oneOf(subgenus, "subgenus", Species.subgenera)
+        for (value, field) in [(section, "section"), (subsection, "subsection"), (complex, "complex")] {
+            validator.length(value, field, 1...100)
+        }
+        for (value, field) in [(parent1, "parent1"), (parent2, "parent2")] {
+            validator.length(value, field, 2...100)
+        }
+        validator.list(hybrids, "hybrids")
+        validator.list(closelyRelatedTo, "closely_related_to")
+        validator.list(subspeciesVarieties, "subspecies_varieties")
+        validator.list(synonyms, "synonyms")
+        try validator.check()
+    }
+
+    /// Species are stored without the genus: "Quercus alba" and "Q. alba" become "alba".
+    public static func normalizedName(_ name: String) -> String {
+        var trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        for prefix in ["Quercus ", "quercus ", "Q. "] where trimmed.hasPrefix(prefix) {
+            trimmed = String(trimmed.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces)
+        }
+        return trimmed
+    }
+}
+
+/// A species create or update request: each field absent, `null` or a value.
+public struct SpeciesPatch: Decodable, Sendable {
+    public var scientificName: Patch<String> = .absent
+    public var author: Patch<String> = .absent
+    public var isHybrid: Patch<Bool> = .absent
+    public var conservationStatus: Patch<String> = .absent
+    public var subgenus: Patch<String> = .absent
+    public var section: Patch<String> = .absent
+    public var subsection: Patch<String> = .absent
+    public var complex: Patch<String> = .absent
+    public var parent1: Patch<String> = .absent
+    public var parent2: Patch<String> = .absent
+    public var hybrids: Patch<[String]> = .absent
+    public var closelyRelatedTo: Patch<[String]> = .absent
+    public var subspeciesVarieties: Patch<[String]> = .absent
+    public var synonyms: Patch<[String]> = .absent
+    public var externalLinks: Patch<[JSONValue]> = .absent
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Species.CodingKeys.self)
+        scientificName = try container.patch(.scientificName)
+        author = try container.patch(.author)
+        isHybrid = try container.patch(.isHybrid)
+        conservationStatus = try container.patch(.conservationStatus)
+        subgenus = try container.patch(.subgenus)
+        section = try container.patch(.section)
+        subsection = try container.patch(.subsection)
+        complex = try container.patch(.complex)
+        parent1 = try container.patch(.parent1)
+        parent2 = try container.patch(.parent2)
+        hybrids = try container.patch(.hybrids)
+        closelyRelatedTo = try container.patch(.closelyRelatedTo)
+        subspeciesVarieties = try container.patch(.subspeciesVarieties)
+        synonyms = try container.patch(.synonyms)
+        externalLinks = try container.patch(.externalLinks)
+    }
+}
+
+/// Filters of the species list.
+public struct SpeciesFilter: Sendable, Equatable {
+    public var subgenus: String?
+    public var section: String?
+    public var subsection: String?
+    public var complex: String?
+    public var isHybrid: Bool?
+    /// Only species that have data from this source.
+    public var sourceId: Int?
+
+    public init(
+        subgenus: String? = nil, section: String? = nil, subsection: String? = nil, complex: String? = nil,
+        isHybrid: Bool? = nil, sourceId: Int? = nil
+    ) {
+        self.subgenus = subgenus
+        self.section = section
+        self.subsection = subsection
+        self.complex = complex
+        self.isHybrid = isHybrid
+        self.sourceId = sourceId
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+
+/// Descriptive data about one species from one source (a row of `species_sources`).
+/// Source-3 rows are also the app's field notes.
+public struct SpeciesSource: Codable, Hashable, Sendable {
+    public var id: Int
+    public var uuid: UUID
+    public var scientificName: String
+    public var sourceId: Int
+    public var localNames: [String]
+    public var range: String?
+    public var growthHabit: String?
+    public var leaves: String?
+    public var flowers: String?
+    public var fruits: String?
+    public var bark: String?
+    public var twigs: String?
+    public var buds: String?
+    public var hardinessHabitat: String?
+    public var miscellaneous: String?
+    public var url: String?
+    public var isPreferred: Bool
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(
+        id: Int = 0, uuid: UUID = UUID(), scientificName: String, sourceId: Int, localNames: [String] = [],
+        range: String? = nil, growthHabit: String? = nil, leaves: String? = nil, flowers: String? = nil,
+        fruits: String? = nil, bark: String? = nil, twigs: String? = nil, buds: String? = nil,
+        hardinessHabitat: String? = nil, miscellaneous: String? = nil, url: String? = nil, isPreferred: Bool = false,
+        createdAt: Date = Date(), updatedAt: Date = Date()
+    ) {
+        self.id = id
+        self.uuid = uuid
+        self.scientificName = scientificName
+        self.sourceId = sourceId
+        self.localNames = localNames
+        self.range = range
+        self.growthHabit = growthHabit
+        self.leaves = leaves
+        self.flowers = flowers
+        self.fruits = fruits
+        self.bark = bark
+        self.twigs = twigs
+        self.buds = buds
+        self.hardinessHabitat = hardinessHabitat
+        self.miscellaneous = miscellaneous
+        self.url = url
+        self.isPreferred = isPreferred
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, uuid, scientificName = "scientific_name", sourceId = "source_id", localNames = "local_names"
+        case range, growthHabit = "growth_habit", leaves, flowers, fruits, bark, twigs, buds
+        case hardinessHabitat = "hardiness_habitat", miscellaneous, url, isPreferred = "is_preferred"
+        case createdAt = "created_at", updatedAt = "updated_at"
+        case sourceName = "source_name", sourceURL = "source_url"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let patch = try SpeciesSourcePatch(from: decoder)
+        self.init(
+            id: try container.decodeIfPresent(Int.self, forKey: .id) ?? 0,
+            uuid: try container.decodeIfPresent(UUID.self, forKey: .uuid) ?? UUID(),
+            scientificName: try container.decode(String.self, forKey: .scientificName),
+            sourceId: try container.decode(Int.self, forKey: .sourceId),
+            createdAt: try container.decodeIfPresent(String.self, forKey: .createdAt).flatMap(WireTime.parse) ?? Date(),
+            updatedAt: try container.decodeIfPresent(String.self, forKey: .updatedAt).flatMap(WireTime.parse) ?? Date()
+        )
+        try apply(patch)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try encodeFields(into: &container)
+    }
+
+    /// Writes every wire field; shared with the attributed (source-embedding) form.
+    func encodeFields(into container: inout KeyedEncodingContainer<CodingKeys>) throws {
+        try container.encode(id, forKey: .id)
+        try container.encode(uuid.uuidString.lowercased(), forKey: .uuid)
+        try container.encode(scientificName, forKey: .scientificName)
+        try container.encode(sourceId, forKey: .sourceId)
+        try container.encode(localNames, forKey: .localNames)
+        try container.encodeNullable(range, forKey: .range)
+        try container.encodeNullable(growthHabit, forKey: .growthHabit)
+        try container.encodeNullable(leaves, forKey: .leaves)
+        try container.encodeNullable(flowers, forKey: .flowers)
+        try container.encodeNullable(fruits, forKey: .fruits)
+        try container.encodeNullable(bark, forKey: .bark)
+        try container.encodeNullable(twigs, forKey: .twigs)
+        try container.encodeNullable(buds, forKey: .buds)
+        try container.encodeNullable(hardinessHabitat, forKey: .hardinessHabitat)
+        try container.encodeNullable(miscellaneous, forKey: .miscellaneous)
+        try container.encodeNullable(url, forKey: .url)
+        try container.encode(isPreferred, forKey: .isPreferred)
+        try container.encode(WireTime.format(createdAt), forKey: .createdAt)
+        try container.encode(WireTime.format(updatedAt), forKey: .updatedAt)
+    }
+
+    /// Applies a partial update; species and source never change, then validates.
+    public mutating func apply(_ patch: SpeciesSourcePatch) throws {
+        localNames = patch.localNames.applied(to: localNames)
+        range = patch.range.applied(to: range)
+        growthHabit = patch.growthHabit.applied(to: growthHabit)
+        leaves = patch.leaves.applied(to: leaves)
+        flowers = patch.flowers.applied(to: flowers)
+        fruits = patch.fruits.applied(to: fruits)
+        bark = patch.bark.applied(to: bark)
+        twigs = patch.twigs.applied(to: twigs)
+        buds = patch.buds.applied(to: buds)
+        hardinessHabitat = patch.hardinessHabitat.applied(to: hardinessHabitat)
+        miscellaneous = patch.miscellaneous.applied(to: miscellaneous)
+        url = patch.url.applied(to: url)
+        isPreferred = patch.isPreferred.applied(to: isPreferred) ?? false
+        try validate()
+    }
+
+    /// Throws a validation error naming every invalid field.
+    public func validate() throws {
+        var validator = Validator()
+        validator.list(localNames, "local_names")
+        let texts: [(String?, String)] = [
+            (range, "range"), (growthHabit, "growth_habit"), (leaves, "leaves"), (flowers, "flowers"),
+            (fruits, "fruits"), (bark, "bark"), (twigs, "twigs"), (buds, "buds"),
+            (hardinessHabitat, "hardiness_habitat"), (miscellaneous, "miscellaneous"),
+        ]
+        for (value, field) in texts {
+            validator.length(value, field, 0...FieldLimits.longText)
+        }
+        validator.length(url, "url", 0...FieldLimits.shortText)
+        try validator.check()
+    }
+}
+
+/// A species-source create or update request (`source_id` is read separately on create).
+public struct SpeciesSourcePatch: Decodable, Sendable {
+    public var sourceId: Patch<Int> = .absent
+    public var localNames: Patch<[String]> = .absent
+    public var range: Patch<String> = .absent
+    public var growthHabit: Patch<String> = .absent
+    public var leaves: Patch<String> = .absent
+    public var flowers: Patch<String> = .absent
+    public var fruits: Patch<String> = .absent
+    public var bark: Patch<String> = .absent
+    public var twigs: Patch<String> = .absent
+    public var buds: Patch<String> = .absent
+    public var hardinessHabitat: Patch<String> = .absent
+    public var miscellaneous: Patch<String> = .absent
+    public var url: Patch<String> = .absent
+    public var isPreferred: Patch<Bool> = .absent
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: SpeciesSource.CodingKeys.self)
+        sourceId = try container.patch(.sourceId)
+        localNames = try container.patch(.localNames)
+        range = try container.patch(.range)
+        growthHabit = try container.patch(.growthHabit)
+        leaves = try container.patch(.leaves)
+        flowers = try container.patch(.flowers)
+        fruits = try container.patch(.fruits)
+        bark = try container.patch(.bark)
+        twigs = try container.patch(.twigs)
+        buds = try container.patch(.buds)
+        hardinessHabitat = try container.patch(.hardinessHabitat)
+        miscellaneous = try container.patch(.miscellaneous)
+        url = try container.patch(.url)
+        isPreferred = try container.patch(.isPreferred)
+    }
+}
+
+/// A species-source row with its source's name and url, as `/species/{name}/full` and the export embed it.
+public struct AttributedSpeciesSource: Encodable, Hashable, Sendable {
+    public var record: SpeciesSource
+    public var sourceName: String
+    public var sourceURL: String?
+
+    public init(record: SpeciesSource, sourceName: String, sourceURL: String?) {
+        self.record = record
+        self.sourceName = sourceName
+        self.sourceURL = sourceURL
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: SpeciesSource.CodingKeys.self)
+        try record.encodeFields(into: &container)
+        try container.encode(sourceName, forKey: .sourceName)
+        try container.encodeNullable(sourceURL, forKey: .sourceURL)
+    }
+}

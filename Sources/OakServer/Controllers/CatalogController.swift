@@ -1,0 +1,39 @@
+import Foundation
+import Hummingbird
+import OakModels
+import OakStore
+
+/// `/api/v1/search`, `/api/v1/stats` and `/api/v1/export`: views across the whole compendium.
+struct CatalogController {
+    let repository: any CatalogRepository
+
+    func addRoutes(to group: RouterGroup<OakRequestContext>) {
+        group.get("search", use: search)
+        group.get("stats", use: stats)
+        group.get("export", use: export)
+    }
+
+    @Sendable func search(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<CatalogSearchResult> {
+        guard let query = request.query("q"), !query.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw OakError.invalid("q", "is required")
+        }
+        let (limit, _) = try request.pageBounds()
+        return JSONResponse(body: try await repository.search(query: query, limit: limit))
+    }
+
+    @Sendable func stats(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<CatalogStats> {
+        JSONResponse(body: try await repository.stats())
+    }
+
+    /// The denormalized export with a strong ETag; `If-None-Match` with that ETag answers 304.
+    @Sendable func export(_ request: Request, context: OakRequestContext) async throws -> Response {
+        let snapshot = try await repository.export()
+        var headers: HTTPFields = [.eTag: snapshot.etag, .cacheControl: "public, max-age=300"]
+        let presented = request.headers[.ifNoneMatch]?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+        if presented.contains(snapshot.etag) || presented.contains("*") {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: snapshot.body)))
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Hummingbird
+import OakModels
+import OakStore
+
+/// `/health` (liveness) and `/health/ready` (the database answers), mounted at the root and under `/api/v1`.
+struct HealthController {
+    let repository: any CatalogRepository
+
+    func addRoutes(to group: RouterGroup<OakRequestContext>) {
+        group.get("health", use: live)
+        group.get("health/ready", use: ready)
+    }
+
+    struct Status: Codable, Sendable {
+        var status: String
+        var database: String?
+        var error: String?
+    }
+
+    @Sendable func live(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Status> {
+        JSONResponse(body: Status(status: "ok"))
+    }
+
+    @Sendable func ready(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Status> {
+        do {
+            try await repository.checkReady()
+            return JSONResponse(body: Status(status: "ready", database: "connected"))
+        } catch {
+            context.logger.error("Readiness check failed", metadata: ["error": "\(error)"])
+            return JSONResponse(
+                status: .serviceUnavailable, body: Status(status: "unavailable", database: "error", error: "database unreachable"))
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import Hummingbird
+import OakModels
+import OakStore
+
+/// `/api/v1/species`: list, search, get, full, create, update, delete.
+struct SpeciesController {
+    let repository: any SpeciesRepository
+
+    func addRoutes(to group: RouterGroup<OakRequestContext>) {
+        group.get(use: list)
+        group.post(use: create)
+        group.get("search", use: search)
+        group.get(":name", use: get)
+        group.get(":name/full", use: full)
+        group.put(":name", use: update)
+        group.patch(":name", use: update)
+        group.delete(":name", use: delete)
+    }
+
+    @Sendable func list(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Page<Species>> {
+        let (limit, offset) = try request.pageBounds()
+        var validator = Validator()
+        let subgenus = request.query("subgenus")
+        validator.oneOf(subgenus, "subgenus", Species.subgenera)
+        try validator.check()
+        let filter = SpeciesFilter(
+            subgenus: subgenus, section: request.query("section"), subsection: request.query("subsection"),
+            complex: request.query("complex"), isHybrid: try request.queryBool("hybrid") ?? request.queryBool("is_hybrid"),
+            sourceId: try request.queryInt("source_id") ?? request.queryInt("sourceId"))
+        return JSONResponse(body: try await repository.listSpecies(filter: filter, limit: limit, offset: offset))
+    }
+
+    @Sendable func search(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<SpeciesSearchResult> {
+        guard let query = request.query("q"), !query.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw OakError.invalid("q", "is required")
+        }
+        let (limit, _) = try request.pageBounds()
+        return JSONResponse(body: SpeciesSearchResult(data: try await repository.searchSpecies(query: query, limit: limit), query: query))
+    }
+
+    @Sendable func get(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Species> {
+        JSONResponse(body: try await repository.species(named: try context.pathParameter("name")))
+    }
+
+    @Sendable func full(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<SpeciesFull> {
+        JSONResponse(body: try await repository.speciesFull(named: try context.pathParameter("name")))
+    }
+
+    @Sendable func create(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Species> {
+        let patch = try await request.decodeJSON(SpeciesPatch.self)
+        return JSONResponse(status: .created, body: try await repository.createSpecies(patch))
+    }
+
+    @Sendable func update(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Species> {
+        let name = try context.pathParameter("name")
+        let patch = try await request.decodeJSON(SpeciesPatch.self)
+        return JSONResponse(body: try await repository.updateSpecies(named: name, with: patch))
+    }
+
+    @Sendable func delete(_ request: Request, context: OakRequestContext) async throws -> HTTPResponse.Status {
+        try await repository.deleteSpecies(named: try context.pathParameter("name"))
+        return .noContent
+    }
+}

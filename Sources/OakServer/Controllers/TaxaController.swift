@@ -1,0 +1,60 @@
+import Foundation
+import Hummingbird
+import OakModels
+import OakStore
+
+/// `/api/v1/taxa`: the taxonomy below the genus.
+struct TaxaController {
+    let repository: any TaxonRepository
+
+    func addRoutes(to group: RouterGroup<OakRequestContext>) {
+        group.get(use: list)
+        group.post(use: create)
+        group.get(":level", use: listLevel)
+        group.get(":level/:name", use: get)
+        group.put(":level/:name", use: update)
+        group.patch(":level/:name", use: update)
+        group.delete(":level/:name", use: delete)
+    }
+
+    @Sendable func list(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Page<Taxon>> {
+        let level = try request.query("level").map { try TaxonLevel.parse($0) }
+        return try await page(request, level: level)
+    }
+
+    @Sendable func listLevel(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Page<Taxon>> {
+        try await page(request, level: try TaxonLevel.parse(try context.pathParameter("level")))
+    }
+
+    private func page(_ request: Request, level: TaxonLevel?) async throws -> JSONResponse<Page<Taxon>> {
+        let (limit, offset) = try request.pageBounds()
+        return JSONResponse(
+            body: try await repository.listTaxa(level: level, parent: request.query("parent"), limit: limit, offset: offset))
+    }
+
+    @Sendable func get(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Taxon> {
+        let (level, name) = try key(context)
+        return JSONResponse(body: try await repository.taxon(level: level, name: name))
+    }
+
+    @Sendable func create(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Taxon> {
+        let patch = try await request.decodeJSON(TaxonPatch.self)
+        return JSONResponse(status: .created, body: try await repository.createTaxon(patch))
+    }
+
+    @Sendable func update(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Taxon> {
+        let (level, name) = try key(context)
+        let patch = try await request.decodeJSON(TaxonPatch.self)
+        return JSONResponse(body: try await repository.updateTaxon(level: level, name: name, with: patch))
+    }
+
+    @Sendable func delete(_ request: Request, context: OakRequestContext) async throws -> HTTPResponse.Status {
+        let (level, name) = try key(context)
+        try await repository.deleteTaxon(level: level, name: name)
+        return .noContent
+    }
+
+    private func key(_ context: OakRequestContext) throws -> (TaxonLevel, String) {
+        (try TaxonLevel.parse(try context.pathParameter("level")), try context.pathParameter("name"))
+    }
+}

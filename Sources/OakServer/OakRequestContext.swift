@@ -1,0 +1,138 @@
+import Foundation
+import Hummingbird
+import OakModels
+
+/// The request context of every route: JSON coding configured for the v1 wire format.
+public struct OakRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+    }
+
+    public var requestDecoder: JSONDecoder { JSONDecoder() }
+
+    public var responseEncoder: JSONEncoder { WireJSON.encoder }
+}
+
+/// The JSON encoder of every response.
+enum WireJSON {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        return encoder
+    }()
+}
+
+extension Request {
+    /// The largest request body accepted.
+    static let maxBodySize = 1 << 20
+
+    /// Decodes a JSON body, answering malformed JSON or wrong types with a 400 naming the field.
+    func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {
+        var request = self
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: Self.maxBodySize)
+        } catch {
+            throw OakError(.payloadTooLarge, "The request body is larger than \(Self.maxBodySize) bytes")
+        }
+        guard buffer.readableBytes > 0 else { throw OakError.invalid("body", "a JSON object is required") }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
+        } catch let error as DecodingError {
+            throw OakError.validation([Self.fieldError(for: error)])
+        }
+    }
+
+    private static func fieldError(for error: DecodingError) -> FieldError {
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return keys.isEmpty ? "body" : keys.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+        }
+        switch error {
+        case .typeMismatch(let type, let context):
+            return FieldError(field: path(context), message: "must be \(describe(type))")
+        case .valueNotFound(let type, let context):
+            return FieldError(field: path(context), message: "must be \(describe(type)), not null")
+        case .keyNotFound(let key, let context):
+            let field = path(context) == "body" ? key.stringValue : "\(path(context)).\(key.stringValue)"
+            return FieldError(field: field, message: "is required")
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty { return FieldError(field: "body", message: "is not valid JSON") }
+            return FieldError(field: path(context), message: "is invalid")
+        @unknown default:
+            return FieldError(field: "body", message: "is invalid")
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        case is Int.Type, is Int64.Type, is Double.Type: "a number"
+        case is [String].Type: "an array of strings"
+        case is [Any].Type: "an array"
+        default: type == [String: Any].self ? "an object" : "a JSON object"
+        }
+    }
+
+    /// A query parameter, percent-decoded.
+    func query(_ name: String) -> String? {
+        uri.queryParameters.get(name)
+    }
+
+    /// An integer query parameter; a non-integer answers 400.
+    func queryInt(_ name: String) throws -> Int? {
+        guard let text = query(name), !text.isEmpty else { return nil }
+        guard let value = Int(text) else { throw OakError.invalid(name, "must be an integer") }
+        return value
+    }
+
+    /// A boolean query parameter (`true`/`false`, `1`/`0`); anything else answers 400.
+    func queryBool(_ name: String) throws -> Bool? {
+        guard let text = query(name)?.lowercased(), !text.isEmpty else { return nil }
+        switch text {
+        case "true", "1", "yes": return true
+        case "false", "0", "no": return false
+        default: throw OakError.invalid(name, "must be true or false")
+        }
+    }
+
+    /// `limit` and `offset`: limit defaults to 50 and is clamped to the maximum; both must be in range.
+    func pageBounds() throws -> (limit: Int, offset: Int) {
+        var validator = Validator()
+        let limit = try queryInt("limit") ?? Pagination.defaultLimit
+        let offset = try queryInt("offset") ?? 0
+        if limit < 1 { validator.fail("limit", "must be at least 1") }
+        if offset < 0 { validator.fail("offset", "must not be negative") }
+        try validator.check()
+        return (min(limit, Pagination.maxLimit), offset)
+    }
+}
+
+extension RequestContext {
+    /// A path parameter, percent-decoded.
+    func pathParameter(_ name: String) throws -> String {
+        let raw = try parameters.require(name)
+        return raw.removingPercentEncoding ?? raw
+    }
+
+    /// An integer path parameter; anything else answers 400.
+    func pathInt(_ name: String) throws -> Int {
+        guard let value = Int(try pathParameter(name)) else { throw OakError.invalid(name, "must be an integer") }
+        return value
+    }
+}
+
+/// A JSON response with a status code.
+struct JSONResponse<Body: Encodable & Sendable>: ResponseGenerator {
+    var status: HTTPResponse.Status = .ok
+    var body: Body
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var response = try WireJSON.encoder.encode(body, from: request, context: context)
+        response.status = status
+        return response
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import OakModels
+
+/// Species: the compendium's main records, keyed by scientific name.
+public protocol SpeciesRepository: Sendable {
+    func listSpecies(filter: SpeciesFilter, limit: Int, offset: Int) async throws -> Page<Species>
+    func species(named name: String) async throws -> Species
+    func speciesFull(named name: String) async throws -> SpeciesFull
+    func searchSpecies(query: String, limit: Int) async throws -> [Species]
+    func createSpecies(_ patch: SpeciesPatch) async throws -> Species
+    func updateSpecies(named name: String, with patch: SpeciesPatch) async throws -> Species
+    func deleteSpecies(named name: String) async throws
+}
+
+/// Taxa: subgenera, sections, subsections and complexes, keyed by (level, name).
+public protocol TaxonRepository: Sendable {
+    func listTaxa(level: TaxonLevel?, parent: String?, limit: Int, offset: Int) async throws -> Page<Taxon>
+    func taxon(level: TaxonLevel, name: String) async throws -> Taxon
+    func createTaxon(_ patch: TaxonPatch) async throws -> Taxon
+    func updateTaxon(level: TaxonLevel, name: String, with patch: TaxonPatch) async throws -> Taxon
+    func deleteTaxon(level: TaxonLevel, name: String) async throws
+}
+
+/// Sources that descriptive data is attributed to.
+public protocol SourceRepository: Sendable {
+    func listSources() async throws -> [Source]
+    func source(id: Int) async throws -> Source
+    func createSource(_ patch: SourcePatch) async throws -> Source
+    func updateSource(id: Int, with patch: SourcePatch) async throws -> Source
+    func deleteSource(id: Int) async throws
+}
+
+/// Descriptive data about a species from one source.
+public protocol SpeciesSourceRepository: Sendable {
+    func speciesSources(of name: String) async throws -> [SpeciesSource]
+    func speciesSource(of name: String, sourceId: Int) async throws -> SpeciesSource
+    func createSpeciesSource(of name: String, with patch: SpeciesSourcePatch) async throws -> SpeciesSource
+    func updateSpeciesSource(of name: String, sourceId: Int, with patch: SpeciesSourcePatch) async throws
+        -> SpeciesSource
+    func deleteSpeciesSource(of name: String, sourceId: Int) async throws
+}
+
+/// Read-only views across the whole compendium.
+public protocol CatalogRepository: Sendable {
+    func search(query: String, limit: Int) async throws -> CatalogSearchResult
+    func stats() async throws -> CatalogStats
+    func export() async throws -> ExportSnapshot
+    /// Throws when the database cannot answer a query.
+    func checkReady() async throws
+}
+
+/// The encoded export with its strong ETag (a hash of the data only).
+public struct ExportSnapshot: Sendable {
+    public let body: Data
+    public let etag: String
+}
+
+/// Everything the HTTP server needs from persistence.
+public typealias CompendiumStore = SpeciesRepository & TaxonRepository & SourceRepository & SpeciesSourceRepository
+    & CatalogRepository

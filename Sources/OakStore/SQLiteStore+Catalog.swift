@@ -1,0 +1,89 @@
+import Crypto
+import Foundation
+import GRDB
+import OakModels
+
+extension SQLiteStore: CatalogRepository {
+    public func search(query: String, limit: Int) async throws -> CatalogSearchResult {
+        let species = try await searchSpecies(query: query, limit: limit)
+        let pattern = "%" + query.trimmingCharacters(in: .whitespaces)
+            .replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_") + "%"
+        return try await read { db in
+            let taxa = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM taxa WHERE name LIKE ? ESCAPE '\\' OR author LIKE ? ESCAPE '\\' OR notes LIKE ? ESCAPE '\\'
+                    ORDER BY name, level LIMIT ?
+                    """,
+                arguments: [pattern, pattern, pattern, limit]
+            ).compactMap(Taxon.init(row:))
+            let sources = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM sources WHERE name LIKE ? ESCAPE '\\' OR author LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\'
+                    ORDER BY id LIMIT ?
+                    """,
+                arguments: [pattern, pattern, pattern, limit]
+            ).map(Source.init(row:))
+            return CatalogSearchResult(query: query, species: species, taxa: taxa, sources: sources)
+        }
+    }
+
+    public func stats() async throws -> CatalogStats {
+        try await read { db in
+            func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql) ?? 0 }
+            func grouped(_ sql: String) throws -> [String: Int] {
+                var result: [String: Int] = [:]
+                for row in try Row.fetchAll(db, sql: sql) {
+                    let key: String? = row[0]
+                    result[key ?? "unknown"] = row[1]
+                }
+                return result
+            }
+            return CatalogStats(
+                species: try count("SELECT COUNT(*) FROM oak_entries"),
+                hybrids: try count("SELECT COUNT(*) FROM oak_entries WHERE is_hybrid"),
+                taxa: try count("SELECT COUNT(*) FROM taxa"),
+                sources: try count("SELECT COUNT(*) FROM sources"),
+                speciesSources: try count("SELECT COUNT(*) FROM species_sources"),
+                notes: try count("SELECT COUNT(*) FROM species_sources WHERE source_id = \(Source.personalObservationID)"),
+                speciesBySubgenus: try grouped("SELECT subgenus, COUNT(*) FROM oak_entries GROUP BY subgenus"),
+                speciesByConservationStatus: try grouped(
+                    "SELECT conservation_status, COUNT(*) FROM oak_entries GROUP BY conservation_status"),
+                taxaByLevel: try grouped("SELECT level, COUNT(*) FROM taxa GROUP BY level"),
+                speciesSourcesBySource: try grouped(
+                    "SELECT CAST(source_id AS TEXT), COUNT(*) FROM species_sources GROUP BY source_id"))
+        }
+    }
+
+    /// The export, rebuilt only when the change log has moved since the cached copy.
+    public func export() async throws -> ExportSnapshot {
+        let version = try await read { db in try Self.changeLogVersion(db) }
+        if let cached = await exportCache.cached(at: version) { return cached }
+        let (snapshot, builtAt) = try await read { db in
+            let version = try Self.changeLogVersion(db)
+            let species = try Row.fetchAll(db, sql: "SELECT * FROM oak_entries ORDER BY scientific_name").map(Species.init(row:))
+            let sources = Dictionary(grouping: try Self.attributedSources(db, of: nil), by: \.record.scientificName)
+            let document = ExportDocument(
+                species: species.map { ExportedSpecies(species: $0, sources: sources[$0.scientificName] ?? []) })
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+            let body = try encoder.encode(document)
+            let digest = SHA256.hash(data: body).prefix(16).map { String(format: "%02x", $0) }.joined()
+            return (ExportSnapshot(body: body, etag: "\"\(digest)\""), version)
+        }
+        await exportCache.store(snapshot, at: builtAt)
+        return snapshot
+    }
+
+    public func checkReady() async throws {
+        _ = try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sources") }
+    }
+
+    /// The newest change sequence number: it moves on every committed mutation.
+    static func changeLogVersion(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
+    }
+}

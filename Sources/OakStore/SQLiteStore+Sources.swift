@@ -1,0 +1,56 @@
+import Foundation
+import GRDB
+import OakModels
+
+extension SQLiteStore: SourceRepository {
+    public func listSources() async throws -> [Source] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM sources ORDER BY id").map(Source.init(row:))
+        }
+    }
+
+    public func source(id: Int) async throws -> Source {
+        try await read { db in try Self.fetchSource(db, id) }
+    }
+
+    public func createSource(_ patch: SourcePatch) async throws -> Source {
+        let new = try Source(id: 0, creating: patch)
+        return try await write { db in
+            try db.insert(into: "sources", new.columnValues)
+            var source = new
+            source.id = Int(db.lastInsertedRowID)
+            return source
+        }
+    }
+
+    public func updateSource(id: Int, with patch: SourcePatch) async throws -> Source {
+        try await write { db in
+            var source = try Self.fetchSource(db, id)
+            try source.apply(patch)
+            try db.update("sources", source.columnValues, where: "id = ?", [id])
+            return source
+        }
+    }
+
+    public func deleteSource(id: Int) async throws {
+        try await write { db in
+            _ = try Self.fetchSource(db, id)
+            let users = try String.fetchAll(
+                db, sql: "SELECT scientific_name FROM species_sources WHERE source_id = ? ORDER BY scientific_name",
+                arguments: [id])
+            if !users.isEmpty {
+                throw OakError(
+                    .conflict, "Source \(id) is used by the data of \(users.count) species; delete that data first",
+                    details: ["blocking_species": .array(users.map(JSONValue.string))])
+            }
+            try db.execute(sql: "DELETE FROM sources WHERE id = ?", arguments: [id])
+        }
+    }
+
+    static func fetchSource(_ db: Database, _ id: Int) throws -> Source {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sources WHERE id = ?", arguments: [id]) else {
+            throw OakError.notFound("Source", String(id))
+        }
+        return Source(row: row)
+    }
+}

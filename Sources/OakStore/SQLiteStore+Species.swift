@@ -1,0 +1,143 @@
+import Foundation
+import GRDB
+import OakModels
+
+extension SQLiteStore: SpeciesRepository {
+    public func listSpecies(filter: SpeciesFilter, limit: Int, offset: Int) async throws -> Page<Species> {
+        var conditions: [String] = []
+        var arguments = StatementArguments()
+        for (column, value) in [
+            ("subgenus", filter.subgenus), ("section", filter.section), ("subsection", filter.subsection),
+            ("complex", filter.complex),
+        ] {
+            if let value {
+                conditions.append("\(column) = ? COLLATE NOCASE")
+                arguments += [value]
+            }
+        }
+        if let isHybrid = filter.isHybrid {
+            conditions.append("is_hybrid = ?")
+            arguments += [isHybrid]
+        }
+        if let sourceId = filter.sourceId {
+            conditions.append("scientific_name IN (SELECT scientific_name FROM species_sources WHERE source_id = ?)")
+            arguments += [sourceId]
+        }
+        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let pageArguments = arguments
+        return try await read { db in
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM oak_entries \(whereClause)", arguments: pageArguments) ?? 0
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT * FROM oak_entries \(whereClause) ORDER BY scientific_name LIMIT ? OFFSET ?",
+                arguments: pageArguments + [limit, offset])
+            return Page(data: rows.map(Species.init(row:)), pagination: Pagination(total: total, limit: limit, offset: offset))
+        }
+    }
+
+    public func species(named name: String) async throws -> Species {
+        try await read { db in try Self.fetchSpecies(db, name) }
+    }
+
+    public func speciesFull(named name: String) async throws -> SpeciesFull {
+        try await read { db in
+            SpeciesFull(species: try Self.fetchSpecies(db, name), sources: try Self.attributedSources(db, of: name))
+        }
+    }
+
+    public func searchSpecies(query: String, limit: Int) async throws -> [Species] {
+        let match = try Self.ftsQuery(query)
+        return try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT e.* FROM species_fts f JOIN oak_entries e ON e.scientific_name = f.scientific_name
+                    WHERE species_fts MATCH ?
+                    ORDER BY (lower(e.scientific_name) = lower(?)) DESC, bm25(species_fts, 10.0, 5.0, 2.0), e.scientific_name
+                    LIMIT ?
+                    """,
+                arguments: [match, query.trimmingCharacters(in: .whitespaces), limit]
+            ).map(Species.init(row:))
+        }
+    }
+
+    public func createSpecies(_ patch: SpeciesPatch) async throws -> Species {
+        let species = try Species(creating: patch)
+        return try await write { db in
+            if try Self.speciesExists(db, species.scientificName) {
+                throw OakError(
+                    .conflict, "Species '\(species.scientificName)' already exists",
+                    details: ["scientific_name": .string(species.scientificName)])
+            }
+            try db.insert(into: "oak_entries", species.columnValues)
+            return species
+        }
+    }
+
+    public func updateSpecies(named name: String, with patch: SpeciesPatch) async throws -> Species {
+        try await write { db in
+            var species = try Self.fetchSpecies(db, name)
+            try species.apply(patch)
+            var values = species.columnValues
+            values["scientific_name"] = nil
+            try db.update("oak_entries", values, where: "scientific_name = ?", [species.scientificName])
+            return species
+        }
+    }
+
+    public func deleteSpecies(named name: String) async throws {
+        try await write { db in
+            let species = try Self.fetchSpecies(db, name)
+            let blocking = try String.fetchAll(
+                db,
+                sql: "SELECT scientific_name FROM oak_entries WHERE parent1 = ? OR parent2 = ? ORDER BY scientific_name",
+                arguments: [species.scientificName, species.scientificName])
+            if !blocking.isEmpty {
+                throw OakError(
+                    .conflict,
+                    "Species '\(species.scientificName)' is a parent of \(blocking.count) hybrid(s); change or delete them first",
+                    details: ["blocking_hybrids": .array(blocking.map(JSONValue.string))])
+            }
+            // Explicit, so legacy files without the cascading foreign key lose nothing extra either.
+            try db.execute(sql: "DELETE FROM species_sources WHERE scientific_name = ?", arguments: [species.scientificName])
+            try db.execute(sql: "DELETE FROM oak_entries WHERE scientific_name = ?", arguments: [species.scientificName])
+        }
+    }
+
+    // MARK: Shared queries
+
+    static func fetchSpecies(_ db: Database, _ name: String) throws -> Species {
+        let key = Species.normalizedName(name)
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM oak_entries WHERE scientific_name = ?", arguments: [key])
+        else { throw OakError.notFound("Species", key) }
+        return Species(row: row)
+    }
+
+    static func speciesExists(_ db: Database, _ name: String) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM oak_entries WHERE scientific_name = ?)", arguments: [name]) ?? false
+    }
+
+    /// A species' source data with source names, preferred first, then by source id.
+    static func attributedSources(_ db: Database, of name: String?) throws -> [AttributedSpeciesSource] {
+        let filter = name == nil ? "" : "WHERE ss.scientific_name = ?"
+        let arguments: StatementArguments = name.map { [Species.normalizedName($0)] } ?? []
+        return try Row.fetchAll(
+            db,
+            sql: """
+                SELECT ss.*, s.name AS joined_source_name, s.url AS joined_source_url
+                FROM species_sources ss JOIN sources s ON s.id = ss.source_id \(filter)
+                ORDER BY ss.scientific_name, ss.is_preferred DESC, ss.source_id
+                """,
+            arguments: arguments
+        ).map { row in
+            AttributedSpeciesSource(
+                record: SpeciesSource(row: row), sourceName: row["joined_source_name"], sourceURL: row["joined_source_url"])
+        }
+    }
+
+    /// Turns free text into an FTS5 query: every word must match as a prefix, matched literally.
+    static func ftsQuery(_ text: String) throws -> String {
+        let words = text.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
+        guard !words.isEmpty else { throw OakError.invalid("q", "must contain at least one letter or digit") }
+        return words.prefix(16).map { "\"\($0)\"*" }.joined(separator: " ")
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+import OakModels
+
+extension SQLiteStore: SpeciesSourceRepository {
+    public func speciesSources(of name: String) async throws -> [SpeciesSource] {
+        try await read { db in
+            let species = try Self.fetchSpecies(db, name)
+            return try Row.fetchAll(
+                db, sql: "SELECT * FROM species_sources WHERE scientific_name = ? ORDER BY is_preferred DESC, source_id",
+                arguments: [species.scientificName]
+            ).map(SpeciesSource.init(row:))
+        }
+    }
+
+    public func speciesSource(of name: String, sourceId: Int) async throws -> SpeciesSource {
+        try await read { db in try Self.fetchSpeciesSource(db, name, sourceId) }
+    }
+
+    public func createSpeciesSource(of name: String, with patch: SpeciesSourcePatch) async throws -> SpeciesSource {
+        guard case .value(let sourceId) = patch.sourceId else { throw OakError.invalid("source_id", "is required") }
+        return try await write { db in
+            try Self.insertSpeciesSource(db, SpeciesSource(scientificName: name, sourceId: sourceId), applying: patch)
+        }
+    }
+
+    public func updateSpeciesSource(of name: String, sourceId: Int, with patch: SpeciesSourcePatch) async throws
+        -> SpeciesSource
+    {
+        try await write { db in
+            var record = try Self.fetchSpeciesSource(db, name, sourceId)
+            try record.apply(patch)
+            record.updatedAt = WireTime.milliseconds(Date())
+            try Self.saveSpeciesSource(db, record)
+            return record
+        }
+    }
+
+    public func deleteSpeciesSource(of name: String, sourceId: Int) async throws {
+        try await write { db in
+            let record = try Self.fetchSpeciesSource(db, name, sourceId)
+            try db.execute(sql: "DELETE FROM species_sources WHERE id = ?", arguments: [record.id])
+        }
+    }
+
+    // MARK: Shared with notes
+
+    static func fetchSpeciesSource(_ db: Database, _ name: String, _ sourceId: Int) throws -> SpeciesSource {
+        let species = try fetchSpecies(db, name)
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT * FROM species_sources WHERE scientific_name = ? AND source_id = ?",
+                arguments: [species.scientificName, sourceId])
+        else { throw OakError.notFound("Data of source \(sourceId) for species", species.scientificName) }
+        return SpeciesSource(row: row)
+    }
+
+    /// Inserts a new row after checking its species, source and uniqueness; source-3 rows default to preferred.
+    static func insertSpeciesSource(_ db: Database, _ new: SpeciesSource, applying patch: SpeciesSourcePatch) throws
+        -> SpeciesSource
+    {
+        var record = new
+        record.scientificName = try fetchSpecies(db, new.scientificName).scientificName
+        if (try? fetchSource(db, record.sourceId)) == nil {
+            throw OakError.invalid("source_id", "no source with id \(record.sourceId) exists")
+        }
+        if let existing = try Row.fetchOne(
+            db, sql: "SELECT id, uuid FROM species_sources WHERE scientific_name = ? AND source_id = ?",
+            arguments: [record.scientificName, record.sourceId])
+        {
+            let uuid: String? = existing["uuid"]
+            throw OakError(
+                .conflict, "Species '\(record.scientificName)' already has data from source \(record.sourceId)",
+                details: ["id": .string(uuid ?? ""), "row_id": .number(Double(existing["id"] as Int64))])
+        }
+        record.isPreferred = record.sourceId == Source.personalObservationID
+        try record.apply(patch)
+        var values = record.columnValues
+        values["id"] = nil
+        try db.insert(into: "species_sources", values)
+        record.id = Int(db.lastInsertedRowID)
+        return record
+    }
+
+    /// Writes every column of an existing row; the row keeps its id, uuid and creation time.
+    static func saveSpeciesSource(_ db: Database, _ record: SpeciesSource) throws {
+        var values = record.columnValues
+        for column in ["uuid", "scientific_name", "source_id", "created_at"] { values[column] = nil }
+        try db.update("species_sources", values, where: "id = ?", [record.id])
+    }
+}

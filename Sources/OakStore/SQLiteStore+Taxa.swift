@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+import OakModels
+
+extension SQLiteStore: TaxonRepository {
+    public func listTaxa(level: TaxonLevel?, parent: String?, limit: Int, offset: Int) async throws -> Page<Taxon> {
+        var conditions: [String] = []
+        var arguments = StatementArguments()
+        if let level {
+            conditions.append("level = ?")
+            arguments += [level.rawValue]
+        }
+        if let parent {
+            conditions.append("parent = ? COLLATE NOCASE")
+            arguments += [parent]
+        }
+        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let pageArguments = arguments
+        return try await read { db in
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM taxa \(whereClause)", arguments: pageArguments) ?? 0
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM taxa \(whereClause)
+                    ORDER BY CASE level WHEN 'subgenus' THEN 0 WHEN 'section' THEN 1 WHEN 'subsection' THEN 2 ELSE 3 END, name
+                    LIMIT ? OFFSET ?
+                    """,
+                arguments: pageArguments + [limit, offset])
+            return Page(data: rows.compactMap(Taxon.init(row:)), pagination: Pagination(total: total, limit: limit, offset: offset))
+        }
+    }
+
+    public func taxon(level: TaxonLevel, name: String) async throws -> Taxon {
+        try await read { db in try Self.fetchTaxon(db, level, name) }
+    }
+
+    public func createTaxon(_ patch: TaxonPatch) async throws -> Taxon {
+        let taxon = try Taxon(creating: patch)
+        return try await write { db in
+            if (try? Self.fetchTaxon(db, taxon.level, taxon.name)) != nil {
+                throw OakError(.conflict, "Taxon \(taxon.level.rawValue) '\(taxon.name)' already exists")
+            }
+            try Self.checkParent(db, of: taxon)
+            try db.insert(into: "taxa", taxon.columnValues)
+            return taxon
+        }
+    }
+
+    public func updateTaxon(level: TaxonLevel, name: String, with patch: TaxonPatch) async throws -> Taxon {
+        try await write { db in
+            var taxon = try Self.fetchTaxon(db, level, name)
+            try taxon.apply(patch)
+            if patch.parent.isPresent { try Self.checkParent(db, of: taxon) }
+            var values = taxon.columnValues
+            values["name"] = nil
+            values["level"] = nil
+            try db.update("taxa", values, where: "name = ? AND level = ?", [taxon.name, level.rawValue])
+            return taxon
+        }
+    }
+
+    public func deleteTaxon(level: TaxonLevel, name: String) async throws {
+        try await write { db in
+            let taxon = try Self.fetchTaxon(db, level, name)
+            let children = try String.fetchAll(
+                db, sql: "SELECT name FROM taxa WHERE parent = ? AND level = ? ORDER BY name",
+                arguments: [taxon.name, level.childLevel?.rawValue])
+            let species = try String.fetchAll(
+                db, sql: "SELECT scientific_name FROM oak_entries WHERE \(level.rawValue) = ? ORDER BY scientific_name",
+                arguments: [taxon.name])
+            if !children.isEmpty || !species.isEmpty {
+                throw OakError(
+                    .conflict,
+                    "Taxon \(level.rawValue) '\(taxon.name)' is still used by \(children.count) taxa and \(species.count) species",
+                    details: [
+                        "blocking_taxa": .array(children.map(JSONValue.string)),
+                        "blocking_species": .array(species.map(JSONValue.string)),
+                    ])
+            }
+            try db.execute(sql: "DELETE FROM taxa WHERE name = ? AND level = ?", arguments: [taxon.name, level.rawValue])
+        }
+    }
+
+    static func fetchTaxon(_ db: Database, _ level: TaxonLevel, _ name: String) throws -> Taxon {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM taxa WHERE level = ? AND name = ?", arguments: [level.rawValue, name]),
+            let taxon = Taxon(row: row)
+        else { throw OakError.notFound("Taxon \(level.rawValue)", name) }
+        return taxon
+    }
+
+    /// A named parent must exist one level up.
+    static func checkParent(_ db: Database, of taxon: Taxon) throws {
+        guard let parent = taxon.parent, let parentLevel = taxon.level.parentLevel else { return }
+        if (try? fetchTaxon(db, parentLevel, parent)) == nil {
+            throw OakError.invalid("parent", "no \(parentLevel.rawValue) named '\(parent)' exists")
+        }
+    }
+}

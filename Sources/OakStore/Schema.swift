@@ -1,0 +1,225 @@
+import Foundation
+import GRDB
+
+/// The database schema: the layout of existing `oak_compendium.db` files, migrated forward in place.
+/// Migrations only add tables, columns, indexes and triggers; they never drop data.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1 compendium tables") { db in
+            try createLegacyTables(db)
+        }
+        migrator.registerMigration("v2 sync columns and change log") { db in
+            try addSyncColumns(db)
+            try createChangeLog(db)
+        }
+        migrator.registerMigration("v3 full-text search") { db in
+            try createSearchIndex(db)
+        }
+        return migrator
+    }
+
+    /// SQL for the current time as stored: RFC 3339 UTC with milliseconds.
+    static let now = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+
+    // MARK: v1
+
+    /// Columns every table must have, with the type used when an older file lacks them.
+    static let requiredColumns: [String: [(name: String, type: String)]] = [
+        "oak_entries": [
+            ("author", "TEXT"), ("is_hybrid", "INTEGER NOT NULL DEFAULT 0"), ("conservation_status", "TEXT"),
+            ("subgenus", "TEXT"), ("section", "TEXT"), ("subsection", "TEXT"), ("complex", "TEXT"),
+            ("parent1", "TEXT"), ("parent2", "TEXT"), ("hybrids", "TEXT"), ("closely_related_to", "TEXT"),
+            ("subspecies_varieties", "TEXT"), ("synonyms", "TEXT"), ("external_links", "TEXT"),
+        ],
+        "taxa": [("parent", "TEXT"), ("author", "TEXT"), ("notes", "TEXT"), ("links", "TEXT")],
+        "sources": [
+            ("description", "TEXT"), ("author", "TEXT"), ("year", "INTEGER"), ("url", "TEXT"), ("isbn", "TEXT"),
+            ("doi", "TEXT"), ("notes", "TEXT"), ("license", "TEXT"), ("license_url", "TEXT"),
+        ],
+        "species_sources": [
+            ("local_names", "TEXT"), ("range", "TEXT"), ("growth_habit", "TEXT"), ("leaves", "TEXT"),
+            ("flowers", "TEXT"), ("fruits", "TEXT"), ("bark_twigs_buds", "TEXT"), ("hardiness_habitat", "TEXT"),
+            ("miscellaneous", "TEXT"), ("url", "TEXT"), ("is_preferred", "INTEGER NOT NULL DEFAULT 0"),
+            ("bark", "TEXT"), ("twigs", "TEXT"), ("buds", "TEXT"),
+        ],
+    ]
+
+    static func createLegacyTables(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS taxa (
+                name TEXT NOT NULL,
+                level TEXT NOT NULL CHECK (level IN ('subgenus', 'section', 'subsection', 'complex')),
+                parent TEXT, author TEXT, notes TEXT, links TEXT,
+                PRIMARY KEY (name, level)
+            );
+            CREATE TABLE IF NOT EXISTS sources (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                source_type TEXT NOT NULL, name TEXT NOT NULL, description TEXT, author TEXT, year INTEGER,
+                url TEXT, isbn TEXT, doi TEXT, notes TEXT, license TEXT, license_url TEXT
+            );
+            CREATE TABLE IF NOT EXISTS oak_entries (
+                scientific_name TEXT PRIMARY KEY,
+                author TEXT, is_hybrid INTEGER NOT NULL DEFAULT 0, conservation_status TEXT,
+                subgenus TEXT, section TEXT, subsection TEXT, complex TEXT, parent1 TEXT, parent2 TEXT,
+                hybrids TEXT, closely_related_to TEXT, subspecies_varieties TEXT, synonyms TEXT, external_links TEXT
+            );
+            CREATE TABLE IF NOT EXISTS species_sources (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                scientific_name TEXT NOT NULL REFERENCES oak_entries(scientific_name) ON DELETE CASCADE,
+                source_id INTEGER NOT NULL REFERENCES sources(id),
+                local_names TEXT, range TEXT, growth_habit TEXT, leaves TEXT, flowers TEXT, fruits TEXT,
+                bark_twigs_buds TEXT, hardiness_habitat TEXT, miscellaneous TEXT, url TEXT,
+                is_preferred INTEGER NOT NULL DEFAULT 0, bark TEXT, twigs TEXT, buds TEXT,
+                UNIQUE (scientific_name, source_id)
+            );
+            CREATE TABLE IF NOT EXISTS import_metadata (key TEXT PRIMARY KEY, value TEXT);
+            """)
+        for (table, columns) in requiredColumns {
+            try addMissingColumns(db, table: table, columns: columns)
+        }
+    }
+
+    static func addMissingColumns(_ db: Database, table: String, columns: [(name: String, type: String)]) throws {
+        let existing = Set(try db.columns(in: table).map { $0.name.lowercased() })
+        for column in columns where !existing.contains(column.name) {
+            try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN \(column.name) \(column.type)")
+        }
+    }
+
+    // MARK: v2
+
+    static func addSyncColumns(_ db: Database) throws {
+        try addMissingColumns(
+            db, table: "species_sources", columns: [("uuid", "TEXT"), ("created_at", "TEXT"), ("updated_at", "TEXT")])
+        // Notes' ids are assigned once, here; the migration is recorded, so they are stable across restarts.
+        let ids = try Int64.fetchAll(db, sql: "SELECT id FROM species_sources WHERE uuid IS NULL")
+        for id in ids {
+            try db.execute(
+                sql: "UPDATE species_sources SET uuid = ? WHERE id = ?", arguments: [UUID().uuidString.lowercased(), id])
+        }
+        try db.execute(sql: """
+            UPDATE species_sources SET created_at = COALESCE(created_at, \(now)), updated_at = COALESCE(updated_at, \(now));
+            CREATE UNIQUE INDEX IF NOT EXISTS species_sources_uuid ON species_sources(uuid);
+            CREATE INDEX IF NOT EXISTS species_sources_source ON species_sources(source_id);
+            CREATE INDEX IF NOT EXISTS oak_entries_parent1 ON oak_entries(parent1);
+            CREATE INDEX IF NOT EXISTS oak_entries_parent2 ON oak_entries(parent2);
+            CREATE INDEX IF NOT EXISTS taxa_parent ON taxa(parent);
+            """)
+    }
+
+    /// SQL that makes a random (version 4) UUID, for rows that older tools insert without one.
+    static let randomUUID = """
+        lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' || \
+        substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))
+        """
+
+    /// Each logged table, its sync entity name and the SQL of a row's key given `NEW` or `OLD`.
+    static let loggedTables: [(table: String, entity: String, key: @Sendable (String) -> String)] = [
+        ("oak_entries", "species", { "\($0).scientific_name" }),
+        ("taxa", "taxa", { "\($0).level || '/' || \($0).name" }),
+        ("sources", "sources", { "CAST(\($0).id AS TEXT)" }),
+        ("species_sources", "notes", { "\($0).uuid" }),
+    ]
+
+    /// The change log: one row per entity key, its sequence number raised on every change.
+    /// Triggers write it, so every mutation (any route, cascades, imports, even older tools writing
+    /// the file directly) is logged in the same transaction as the data.
+    static func createChangeLog(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE change_log (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                entity TEXT NOT NULL,
+                entity_key TEXT NOT NULL,
+                op TEXT NOT NULL CHECK (op IN ('upsert', 'delete')),
+                changed_at TEXT NOT NULL,
+                UNIQUE (entity, entity_key)
+            );
+            CREATE INDEX change_log_tombstones ON change_log(op, changed_at);
+            CREATE TABLE sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            """)
+        for (table, entity, key) in loggedTables {
+            try db.execute(sql: "INSERT INTO change_log(entity, entity_key, op, changed_at) SELECT '\(entity)', \(key(table)), 'upsert', \(now) FROM \(table)")
+            let log = { (row: String, op: String) in
+                """
+                DELETE FROM change_log WHERE entity = '\(entity)' AND entity_key = \(key(row));
+                INSERT INTO change_log(entity, entity_key, op, changed_at) VALUES ('\(entity)', \(key(row)), '\(op)', \(now));
+                """
+            }
+            try db.execute(sql: """
+                CREATE TRIGGER \(table)_logged_update AFTER UPDATE ON \(table) WHEN \(key("NEW")) IS NOT NULL BEGIN
+                    \(log("NEW", "upsert"))
+                END;
+                CREATE TRIGGER \(table)_logged_rekey AFTER UPDATE ON \(table) WHEN \(key("OLD")) IS NOT \(key("NEW")) AND \(key("OLD")) IS NOT NULL BEGIN
+                    \(log("OLD", "delete"))
+                END;
+                CREATE TRIGGER \(table)_logged_delete AFTER DELETE ON \(table) WHEN \(key("OLD")) IS NOT NULL BEGIN
+                    \(log("OLD", "delete"))
+                END;
+                """)
+            if table == "species_sources" {
+                // Rows inserted without id or timestamps get them here; the update it makes is logged.
+                try db.execute(sql: """
+                    CREATE TRIGGER species_sources_logged_insert AFTER INSERT ON species_sources BEGIN
+                        UPDATE species_sources SET uuid = COALESCE(uuid, \(randomUUID)),
+                            created_at = COALESCE(created_at, \(now)), updated_at = COALESCE(updated_at, \(now))
+                            WHERE id = NEW.id AND (uuid IS NULL OR created_at IS NULL OR updated_at IS NULL);
+                        \(log("NEW", "upsert").replacingOccurrences(of: "NEW.uuid", with: "(SELECT uuid FROM species_sources WHERE id = NEW.id)"))
+                    END;
+                    """)
+            } else {
+                try db.execute(sql: """
+                    CREATE TRIGGER \(table)_logged_insert AFTER INSERT ON \(table) BEGIN
+                        \(log("NEW", "upsert"))
+                    END;
+                    """)
+            }
+        }
+    }
+
+    // MARK: v3
+
+    /// SQL that re-indexes one species (named by an SQL expression) in the full-text index.
+    static func reindexSpecies(_ name: String) -> String {
+        """
+        DELETE FROM species_fts WHERE scientific_name = \(name);
+        INSERT INTO species_fts(scientific_name, synonyms, local_names)
+            SELECT scientific_name, COALESCE(synonyms, ''),
+                (SELECT COALESCE(group_concat(local_names, ' '), '') FROM species_sources s WHERE s.scientific_name = e.scientific_name)
+            FROM oak_entries e WHERE e.scientific_name = \(name);
+        """
+    }
+
+    /// An FTS5 index over scientific names, synonyms and every source's local names, kept current by triggers.
+    static func createSearchIndex(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE VIRTUAL TABLE species_fts USING fts5(
+                scientific_name, synonyms, local_names, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
+            );
+            INSERT INTO species_fts(scientific_name, synonyms, local_names)
+                SELECT scientific_name, COALESCE(synonyms, ''),
+                    (SELECT COALESCE(group_concat(local_names, ' '), '') FROM species_sources s WHERE s.scientific_name = e.scientific_name)
+                FROM oak_entries e;
+            CREATE TRIGGER oak_entries_indexed_insert AFTER INSERT ON oak_entries BEGIN
+                \(reindexSpecies("NEW.scientific_name"))
+            END;
+            CREATE TRIGGER oak_entries_indexed_update AFTER UPDATE ON oak_entries BEGIN
+                DELETE FROM species_fts WHERE scientific_name = OLD.scientific_name;
+                \(reindexSpecies("NEW.scientific_name"))
+            END;
+            CREATE TRIGGER oak_entries_indexed_delete AFTER DELETE ON oak_entries BEGIN
+                DELETE FROM species_fts WHERE scientific_name = OLD.scientific_name;
+            END;
+            CREATE TRIGGER species_sources_indexed_insert AFTER INSERT ON species_sources BEGIN
+                \(reindexSpecies("NEW.scientific_name"))
+            END;
+            CREATE TRIGGER species_sources_indexed_update AFTER UPDATE OF local_names, scientific_name ON species_sources BEGIN
+                \(reindexSpecies("OLD.scientific_name"))
+                \(reindexSpecies("NEW.scientific_name"))
+            END;
+            CREATE TRIGGER species_sources_indexed_delete AFTER DELETE ON species_sources BEGIN
+                \(reindexSpecies("OLD.scientific_name"))
+            END;
+            """)
+    }
+}
