@@ -11,12 +11,18 @@ public struct ServerConfiguration: Sendable {
     /// The owner key: every write must present it.
     public var ownerKey: String
     public var logLevel: Logger.Level
+    /// How long delete tombstones (and push receipts) are kept; a cursor older than that answers 410.
+    public var tombstoneRetention: Duration
 
-    public init(host: String = "127.0.0.1", port: Int = 8080, ownerKey: String, logLevel: Logger.Level = .info) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, ownerKey: String, logLevel: Logger.Level = .info,
+        tombstoneRetention: Duration = .seconds(90 * 86_400)
+    ) {
         self.host = host
         self.port = port
         self.ownerKey = ownerKey
         self.logLevel = logLevel
+        self.tombstoneRetention = tombstoneRetention
     }
 }
 
@@ -29,12 +35,13 @@ public func buildApplication(
     return Application(
         router: buildRouter(configuration: configuration, store: store),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "oak"),
+        services: [MaintenanceService(store: store, retention: configuration.tombstoneRetention, logger: logger)],
         logger: logger)
 }
 
 /// Builds the router: middleware first (so it also wraps unknown routes), then one controller per resource.
 public func buildRouter(configuration: ServerConfiguration, store: any CompendiumStore) -> Router<OakRequestContext> {
-    let router = Router(context: OakRequestContext.self)
+    let router = Router(context: OakRequestContext.self, options: [.autoGenerateHeadEndpoints])
     router.add(middleware: ErrorMiddleware())
     router.add(middleware: AuthMiddleware(ownerKey: configuration.ownerKey))
 
@@ -47,5 +54,7 @@ public func buildRouter(configuration: ServerConfiguration, store: any Compendiu
     TaxaController(repository: store).addRoutes(to: api.group("taxa"))
     SourcesController(repository: store).addRoutes(to: api.group("sources"))
     CatalogController(repository: store).addRoutes(to: api)
+    NotesController(repository: store).addRoutes(to: api.group("notes"))
+    SyncController(repository: store).addRoutes(to: api.group("sync"))
     return router
 }

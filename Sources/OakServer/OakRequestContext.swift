@@ -37,7 +37,7 @@ extension Request {
         } catch {
             throw OakError(.payloadTooLarge, "The request body is larger than \(Self.maxBodySize) bytes")
         }
-        guard buffer.readableBytes > 0 else { throw OakError.invalid("body", "a JSON object is required") }
+        guard buffer.readableBytes > 0 else { throw OakError.invalid("body", "must be a JSON object") }
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
         } catch let error as DecodingError {

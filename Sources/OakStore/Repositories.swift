@@ -56,5 +56,25 @@ public struct ExportSnapshot: Sendable {
 }
 
 /// Everything the HTTP server needs from persistence.
-public typealias CompendiumStore = SpeciesRepository & TaxonRepository & SourceRepository & SpeciesSourceRepository
+public typealias CompendiumStore = SpeciesRepository & TaxonRepository & SourceRepository & SpeciesSourceRepository & NoteRepository & SyncRepository
     & CatalogRepository
+
+/// Field notes: the app's view of species-source rows.
+public protocol NoteRepository: Sendable {
+    func notes(species: String?, sourceId: Int) async throws -> [Note]
+    func note(id: UUID) async throws -> Note
+    func createNote(_ input: NoteInput) async throws -> Note
+    /// Updates a note; with `expectedVersion` the note must still be at that version (else 412).
+    func updateNote(id: UUID, with input: NoteInput, expectedVersion: Int64?) async throws -> Note
+    func deleteNote(id: UUID, expectedVersion: Int64?) async throws
+}
+
+/// The server side of sync: cursor pulls and batched, idempotent pushes of note changes.
+public protocol SyncRepository: Sendable {
+    /// Changes after `cursor` in sequence order; no cursor gives a full snapshot. A cursor from before
+    /// the compaction horizon (or from another database) answers 410.
+    func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> PullResponse
+    func push(_ changes: [PushChange]) async throws -> [PushResult]
+    /// Removes tombstones and push receipts older than `horizon`; returns how many tombstones went.
+    func compact(olderThan horizon: Date) async throws -> Int
+}

@@ -136,7 +136,7 @@ extension SQLiteStore: SpeciesRepository {
 
     /// Turns free text into an FTS5 query: every word must match as a prefix, matched literally.
     static func ftsQuery(_ text: String) throws -> String {
-        let words = text.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
+        let words = Species.normalizedName(text).split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
         guard !words.isEmpty else { throw OakError.invalid("q", "must contain at least one letter or digit") }
         return words.prefix(16).map { "\"\($0)\"*" }.joined(separator: " ")
     }

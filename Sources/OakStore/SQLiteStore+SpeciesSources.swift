@@ -20,7 +20,9 @@ extension SQLiteStore: SpeciesSourceRepository {
     public func createSpeciesSource(of name: String, with patch: SpeciesSourcePatch) async throws -> SpeciesSource {
         guard case .value(let sourceId) = patch.sourceId else { throw OakError.invalid("source_id", "is required") }
         return try await write { db in
-            try Self.insertSpeciesSource(db, SpeciesSource(scientificName: name, sourceId: sourceId), applying: patch)
+            let now = self.now
+            return try Self.insertSpeciesSource(
+                db, SpeciesSource(scientificName: name, sourceId: sourceId, createdAt: now, updatedAt: now), applying: patch)
         }
     }
 
@@ -30,7 +32,7 @@ extension SQLiteStore: SpeciesSourceRepository {
         try await write { db in
             var record = try Self.fetchSpeciesSource(db, name, sourceId)
             try record.apply(patch)
-            record.updatedAt = WireTime.milliseconds(Date())
+            record.updatedAt = self.now
             try Self.saveSpeciesSource(db, record)
             return record
         }
@@ -39,7 +41,7 @@ extension SQLiteStore: SpeciesSourceRepository {
     public func deleteSpeciesSource(of name: String, sourceId: Int) async throws {
         try await write { db in
             let record = try Self.fetchSpeciesSource(db, name, sourceId)
-            try db.execute(sql: "DELETE FROM species_sources WHERE id = ?", arguments: [record.id])
+            try Self.deleteSpeciesSource(db, record, at: self.now)
         }
     }
 
@@ -53,6 +55,14 @@ extension SQLiteStore: SpeciesSourceRepository {
                 arguments: [species.scientificName, sourceId])
         else { throw OakError.notFound("Data of source \(sourceId) for species", species.scientificName) }
         return SpeciesSource(row: row)
+    }
+
+    /// Deletes a row, stamping its tombstone with the time of the delete.
+    static func deleteSpeciesSource(_ db: Database, _ record: SpeciesSource, at time: Date) throws {
+        try db.execute(sql: "DELETE FROM species_sources WHERE id = ?", arguments: [record.id])
+        try db.execute(
+            sql: "UPDATE change_log SET deleted_at = ? WHERE entity = 'notes' AND entity_key = ?",
+            arguments: [WireTime.formatPrecise(time), record.uuid.uuidString.lowercased()])
     }
 
     /// Inserts a new row after checking its species, source and uniqueness; source-3 rows default to preferred.
@@ -75,11 +85,16 @@ extension SQLiteStore: SpeciesSourceRepository {
         }
         record.isPreferred = record.sourceId == Source.personalObservationID
         try record.apply(patch)
+        try insertChecked(db, &record)
+        return record
+    }
+
+    /// Inserts a row whose species, source and uniqueness were checked; sets its row id.
+    static func insertChecked(_ db: Database, _ record: inout SpeciesSource) throws {
         var values = record.columnValues
         values["id"] = nil
         try db.insert(into: "species_sources", values)
         record.id = Int(db.lastInsertedRowID)
-        return record
     }
 
     /// Writes every column of an existing row; the row keeps its id, uuid and creation time.

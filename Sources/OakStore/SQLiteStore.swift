@@ -6,13 +6,16 @@ import OakModels
 public final class SQLiteStore: Sendable {
     let pool: DatabasePool
     let exportCache = ExportCache()
+    /// The server's clock: note timestamps, push clamping. Tests inject a controlled one.
+    let clock: @Sendable () -> Date
 
     /// The database file's path.
     public var path: String { pool.path }
 
     /// Opens (creating if needed) a database file and migrates it forward in place.
     /// - Parameter seedStarterData: give a database without species the bundled starter dataset.
-    public init(path: String, seedStarterData: Bool = true) throws {
+    public init(path: String, seedStarterData: Bool = true, clock: @escaping @Sendable () -> Date = Date.init) throws {
+        self.clock = clock
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(5)
@@ -42,6 +45,9 @@ public final class SQLiteStore: Sendable {
     func read<T: Sendable>(_ value: @Sendable @escaping (Database) throws -> T) async throws -> T {
         try await pool.read(value)
     }
+
+    /// The current time at the database's precision (milliseconds).
+    var now: Date { WireTime.milliseconds(clock()) }
 }
 
 /// Caches the encoded export until the change log moves.

@@ -133,17 +133,22 @@ enum Schema {
                 entity_key TEXT NOT NULL,
                 op TEXT NOT NULL CHECK (op IN ('upsert', 'delete')),
                 changed_at TEXT NOT NULL,
+                -- For a tombstone: when the delete happened (the client's time for a pushed delete).
+                deleted_at TEXT,
                 UNIQUE (entity, entity_key)
             );
             CREATE INDEX change_log_tombstones ON change_log(op, changed_at);
             CREATE TABLE sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            -- The result of every pushed change, by digest, so a re-sent change gets the same answer.
+            CREATE TABLE sync_receipts (digest TEXT PRIMARY KEY, result TEXT NOT NULL, created_at TEXT NOT NULL);
             """)
         for (table, entity, key) in loggedTables {
             try db.execute(sql: "INSERT INTO change_log(entity, entity_key, op, changed_at) SELECT '\(entity)', \(key(table)), 'upsert', \(now) FROM \(table)")
             let log = { (row: String, op: String) in
                 """
                 DELETE FROM change_log WHERE entity = '\(entity)' AND entity_key = \(key(row));
-                INSERT INTO change_log(entity, entity_key, op, changed_at) VALUES ('\(entity)', \(key(row)), '\(op)', \(now));
+                INSERT INTO change_log(entity, entity_key, op, changed_at, deleted_at)
+                    VALUES ('\(entity)', \(key(row)), '\(op)', \(now), \(op == "delete" ? now : "NULL"));
                 """
             }
             try db.execute(sql: """

@@ -33,12 +33,16 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Option(help: "Days to keep delete tombstones for sync; clients whose cursor is older must resync.")
+    var tombstoneRetentionDays: Int = 90
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let port = try resolvedPort(environment)
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level must be one of: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        guard tombstoneRetentionDays >= 1 else { throw ValidationError("--tombstone-retention-days must be at least 1") }
         let path = db ?? environment["OAK_DB_PATH"] ?? "./oak_compendium.db"
         let store: SQLiteStore
         do {
@@ -48,19 +52,25 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let key = try OwnerKey.resolve(environment: environment, regenerate: regenerateKey)
         switch key.origin {
-        case .environment: print("Owner key: from OAK_API_KEY")
-        case .file(let file): print("Owner key: from \(file)")
+        case .environment: say("Owner key: from OAK_API_KEY")
+        case .file(let file): say("Owner key: from \(file)")
         case .generated(let file):
-            print("Owner key (shown once, saved to \(file) with mode 0600):\n  \(key.value)")
+            say("Owner key (shown once, saved to \(file) with mode 0600):\n  \(key.value)")
         }
-        print("Serving \(path) on http://\(host):\(port)/api/v1")
+        say("Serving \(path) on http://\(host):\(port)/api/v1")
         let app = buildApplication(
-            configuration: ServerConfiguration(host: host, port: port, ownerKey: key.value, logLevel: level), store: store)
+            configuration: ServerConfiguration(
+                host: host, port: port, ownerKey: key.value, logLevel: level,
+                tombstoneRetention: .seconds(tombstoneRetentionDays * 86_400)),
+            store: store)
         try await app.runService()
     }
 
     private func resolvedPort(_ environment: [String: String]) throws -> Int {
-        if let port { return port }
+        if let port {
+            guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+            return port
+        }
         guard let text = environment["OAK_PORT"] else { return 8080 }
         guard let value = Int(text), (0...65535).contains(value) else {
             throw ValidationError("OAK_PORT must be a port number, not '\(text)'")

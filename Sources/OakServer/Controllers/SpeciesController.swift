@@ -20,10 +20,12 @@ struct SpeciesController {
 
     @Sendable func list(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Page<Species>> {
         let (limit, offset) = try request.pageBounds()
-        var validator = Validator()
-        let subgenus = request.query("subgenus")
-        validator.oneOf(subgenus, "subgenus", Species.subgenera)
-        try validator.check()
+        let subgenus = try request.query("subgenus").map { text in
+            guard let known = Species.subgenera.first(where: { $0.caseInsensitiveCompare(text) == .orderedSame }) else {
+                throw OakError.invalid("subgenus", "must be one of: \(Species.subgenera.joined(separator: ", "))")
+            }
+            return known
+        }
         let filter = SpeciesFilter(
             subgenus: subgenus, section: request.query("section"), subsection: request.query("subsection"),
             complex: request.query("complex"), isHybrid: try request.queryBool("hybrid") ?? request.queryBool("is_hybrid"),

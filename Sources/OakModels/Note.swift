@@ -1,0 +1,253 @@
+import Foundation
+
+/// A field note: the app's view of a `species_sources` row (camelCase on the wire).
+/// Its taxonomy is read from the species, never stored twice.
+public struct Note: Codable, Hashable, Sendable {
+    public var id: UUID
+    public var scientificName: String
+    public var taxonomy: NoteTaxonomy
+    public var fields: NoteFields
+    public var sourceId: Int
+    public var createdAt: Date
+    public var updatedAt: Date
+    /// The sequence number of the note's latest change on the server.
+    public var version: Int64
+
+    public init(
+        id: UUID, scientificName: String, taxonomy: NoteTaxonomy = NoteTaxonomy(), fields: NoteFields = NoteFields(),
+        sourceId: Int = Source.personalObservationID, createdAt: Date, updatedAt: Date, version: Int64 = 0
+    ) {
+        self.id = id
+        self.scientificName = scientificName
+        self.taxonomy = taxonomy
+        self.fields = fields
+        self.sourceId = sourceId
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.version = version
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, scientificName, taxonomy, fields, sourceId, createdAt, updatedAt, version
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(UUID.self, forKey: .id)
+        scientificName = try container.decode(String.self, forKey: .scientificName)
+        taxonomy = try container.decodeIfPresent(NoteTaxonomy.self, forKey: .taxonomy) ?? NoteTaxonomy()
+        fields = try container.decodeIfPresent(NoteFields.self, forKey: .fields) ?? NoteFields()
+        sourceId = try container.decodeIfPresent(Int.self, forKey: .sourceId) ?? Source.personalObservationID
+        createdAt = try container.decodeTimestamp(forKey: .createdAt)
+        updatedAt = try container.decodeTimestamp(forKey: .updatedAt)
+        version = try container.decodeIfPresent(Int64.self, forKey: .version) ?? 0
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id.uuidString.lowercased(), forKey: .id)
+        try container.encode(scientificName, forKey: .scientificName)
+        try container.encode(taxonomy, forKey: .taxonomy)
+        try container.encode(fields, forKey: .fields)
+        try container.encode(sourceId, forKey: .sourceId)
+        try container.encode(WireTime.format(createdAt), forKey: .createdAt)
+        try container.encode(WireTime.format(updatedAt), forKey: .updatedAt)
+        try container.encode(version, forKey: .version)
+    }
+
+    /// The note's HTTP ETag: its version.
+    public var etag: String { "\"\(version)\"" }
+}
+
+/// The species' place in the taxonomy, as a note shows it.
+public struct NoteTaxonomy: Codable, Hashable, Sendable {
+    public var subgenus: String?
+    public var section: String?
+    public var subsection: String?
+    public var complex: String?
+
+    public init(subgenus: String? = nil, section: String? = nil, subsection: String? = nil, complex: String? = nil) {
+        self.subgenus = subgenus
+        self.section = section
+        self.subsection = subsection
+        self.complex = complex
+    }
+
+    enum CodingKeys: String, CodingKey { case subgenus, section, subsection, complex }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeNullable(subgenus, forKey: .subgenus)
+        try container.encodeNullable(section, forKey: .section)
+        try container.encodeNullable(subsection, forKey: .subsection)
+        try container.encodeNullable(complex, forKey: .complex)
+    }
+}
+
+/// A note's text fields; each maps to a `species_sources` column (see `NoteFields.apply(to:)`).
+public struct NoteFields: Codable, Hashable, Sendable {
+    public var commonNames: String?
+    public var leaf: String?
+    public var acorn: String?
+    public var bark: String?
+    public var twigs: String?
+    public var buds: String?
+    public var form: String?
+    public var rangeHabitat: String?
+    public var fieldNotes: String?
+    public var resources: String?
+
+    public init(
+        commonNames: String? = nil, leaf: String? = nil, acorn: String? = nil, bark: String? = nil,
+        twigs: String? = nil, buds: String? = nil, form: String? = nil, rangeHabitat: String? = nil,
+        fieldNotes: String? = nil, resources: String? = nil
+    ) {
+        self.commonNames = commonNames
+        self.leaf = leaf
+        self.acorn = acorn
+        self.bark = bark
+        self.twigs = twigs
+        self.buds = buds
+        self.form = form
+        self.rangeHabitat = rangeHabitat
+        self.fieldNotes = fieldNotes
+        self.resources = resources
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case commonNames, leaf, acorn, bark, twigs, buds, form, rangeHabitat, fieldNotes, resources
+    }
+
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        try NoteFieldsPatch(from: decoder).apply(to: &self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        for key in CodingKeys.allCases {
+            try container.encodeNullable(self[key], forKey: key)
+        }
+    }
+
+    subscript(key: CodingKeys) -> String? {
+        get {
+            switch key {
+            case .commonNames: commonNames
+            case .leaf: leaf
+            case .acorn: acorn
+            case .bark: bark
+            case .twigs: twigs
+            case .buds: buds
+            case .form: form
+            case .rangeHabitat: rangeHabitat
+            case .fieldNotes: fieldNotes
+            case .resources: resources
+            }
+        }
+        set {
+            switch key {
+            case .commonNames: commonNames = newValue
+            case .leaf: leaf = newValue
+            case .acorn: acorn = newValue
+            case .bark: bark = newValue
+            case .twigs: twigs = newValue
+            case .buds: buds = newValue
+            case .form: form = newValue
+            case .rangeHabitat: rangeHabitat = newValue
+            case .fieldNotes: fieldNotes = newValue
+            case .resources: resources = newValue
+            }
+        }
+    }
+
+    /// The fields read from a species-source row.
+    public init(_ record: SpeciesSource) {
+        self.init(
+            commonNames: record.localNames.isEmpty ? nil : record.localNames.joined(separator: ", "),
+            leaf: record.leaves, acorn: record.fruits, bark: record.bark, twigs: record.twigs, buds: record.buds,
+            form: record.growthHabit, rangeHabitat: record.range, fieldNotes: record.miscellaneous, resources: record.url)
+    }
+
+    /// Writes the fields into a species-source row's columns (`commonNames` split on commas).
+    public func apply(to record: inout SpeciesSource) {
+        record.localNames = (commonNames ?? "").split(separator: ",")
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        record.leaves = leaf
+        record.fruits = acorn
+        record.bark = bark
+        record.twigs = twigs
+        record.buds = buds
+        record.growthHabit = form
+        record.range = rangeHabitat
+        record.miscellaneous = fieldNotes
+        record.url = resources
+    }
+
+    /// A total order on contents, used to break last-write-wins ties the same way everywhere.
+    public var tieBreakKey: String {
+        CodingKeys.allCases.map { self[$0].map { "\($0.count):\($0)" } ?? "-" }.joined(separator: "|")
+    }
+}
+
+/// A partial update of a note's fields: absent keys are unchanged, `null` clears.
+public struct NoteFieldsPatch: Decodable, Sendable {
+    var values: [NoteFields.CodingKeys: Patch<String>] = [:]
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: NoteFields.CodingKeys.self)
+        for key in NoteFields.CodingKeys.allCases {
+            values[key] = try container.patch(key)
+        }
+    }
+
+    /// Applies the named fields to `fields`.
+    public func apply(to fields: inout NoteFields) {
+        for (key, patch) in values {
+            fields[key] = patch.applied(to: fields[key])
+        }
+    }
+}
+
+/// A note create or update request on `/api/v1/notes`.
+public struct NoteInput: Decodable, Sendable {
+    public var id: UUID?
+    public var scientificName: String?
+    public var sourceId: Int?
+    public var fields: NoteFieldsPatch
+
+    public init(id: UUID? = nil, scientificName: String? = nil, sourceId: Int? = nil, fields: NoteFieldsPatch = NoteFieldsPatch()) {
+        self.id = id
+        self.scientificName = scientificName
+        self.sourceId = sourceId
+        self.fields = fields
+    }
+
+    enum CodingKeys: String, CodingKey { case id, scientificName, sourceId, fields }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let text = try container.decodeIfPresent(String.self, forKey: .id) {
+            guard let id = UUID(uuidString: text) else {
+                throw DecodingError.dataCorruptedError(forKey: .id, in: container, debugDescription: "not a UUID")
+            }
+            self.id = id
+        }
+        scientificName = try container.decodeIfPresent(String.self, forKey: .scientificName)
+        sourceId = try container.decodeIfPresent(Int.self, forKey: .sourceId)
+        fields = try container.decodeIfPresent(NoteFieldsPatch.self, forKey: .fields) ?? NoteFieldsPatch()
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// An RFC 3339 timestamp string (fractions accepted); a wrong one is a decoding error naming the key.
+    func decodeTimestamp(forKey key: Key) throws -> Date {
+        let text = try decode(String.self, forKey: key)
+        guard let date = WireTime.parse(text) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not an RFC 3339 timestamp")
+        }
+        return date
+    }
+}

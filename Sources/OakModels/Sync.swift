@@ -1,0 +1,198 @@
+import Foundation
+
+/// The kinds of record a pull can carry.
+public enum SyncEntity: String, Codable, CaseIterable, Sendable {
+    case notes, species, taxa, sources
+
+    /// Parses `entities=notes,species`; empty or absent means all.
+    public static func parseList(_ text: String?) throws -> [SyncEntity] {
+        guard let text, !text.isEmpty else { return allCases }
+        return try text.split(separator: ",").map { item in
+            guard let entity = SyncEntity(rawValue: item.trimmingCharacters(in: .whitespaces)) else {
+                throw OakError.invalid("entities", "must list: \(allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return entity
+        }
+    }
+}
+
+/// A change operation.
+public enum SyncOperation: String, Codable, Sendable {
+    case upsert, delete
+}
+
+/// One entry of a pull: an upsert with the full record, or a delete tombstone.
+public struct SyncChange: Encodable, Sendable {
+    public var entity: SyncEntity
+    public var op: SyncOperation
+    /// The entity's key: a note's id, a species' name, `level/name` for a taxon, a source's id.
+    public var key: String
+    /// The change's sequence number (a note's version).
+    public var version: Int64
+    /// The record, in the same JSON shape as its REST route; nil for a delete.
+    public var record: SyncRecord?
+
+    public init(entity: SyncEntity, op: SyncOperation, key: String, version: Int64, record: SyncRecord?) {
+        self.entity = entity
+        self.op = op
+        self.key = key
+        self.version = version
+        self.record = record
+    }
+
+    enum CodingKeys: String, CodingKey { case entity, op, key, version, record }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(entity, forKey: .entity)
+        try container.encode(op, forKey: .op)
+        try container.encode(key, forKey: .key)
+        try container.encode(version, forKey: .version)
+        try container.encodeNullable(record, forKey: .record)
+    }
+}
+
+/// A pulled record of any entity.
+public enum SyncRecord: Encodable, Sendable {
+    case note(Note)
+    case species(Species)
+    case taxon(Taxon)
+    case source(Source)
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .note(let value): try value.encode(to: encoder)
+        case .species(let value): try value.encode(to: encoder)
+        case .taxon(let value): try value.encode(to: encoder)
+        case .source(let value): try value.encode(to: encoder)
+        }
+    }
+}
+
+/// The answer of a pull: changes in sequence order, the cursor to pull from next, and whether more wait.
+public struct PullResponse: Encodable, Sendable {
+    public var changes: [SyncChange]
+    public var cursor: String
+    public var hasMore: Bool
+
+    public init(changes: [SyncChange], cursor: String, hasMore: Bool) {
+        self.changes = changes
+        self.cursor = cursor
+        self.hasMore = hasMore
+    }
+}
+
+/// The body of a note inside a pushed change.
+public struct PushedNote: Codable, Hashable, Sendable {
+    public var scientificName: String
+    public var sourceId: Int?
+    public var fields: NoteFields
+
+    public init(scientificName: String, sourceId: Int? = nil, fields: NoteFields) {
+        self.scientificName = scientificName
+        self.sourceId = sourceId
+        self.fields = fields
+    }
+}
+
+/// One note change a client pushes.
+public struct PushChange: Codable, Hashable, Sendable {
+    public var id: UUID
+    public var op: SyncOperation
+    /// The server version the client's edit was based on; nil or 0 for a note the client created.
+    public var baseVersion: Int64?
+    /// When the user made the change.
+    public var updatedAt: Date
+    /// The note's full content, for an upsert.
+    public var note: PushedNote?
+
+    public init(id: UUID, op: SyncOperation, baseVersion: Int64?, updatedAt: Date, note: PushedNote?) {
+        self.id = id
+        self.op = op
+        self.baseVersion = baseVersion
+        self.updatedAt = updatedAt
+        self.note = note
+    }
+
+    enum CodingKeys: String, CodingKey { case id, op, baseVersion, updatedAt, note }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(UUID.self, forKey: .id)
+        op = try container.decode(SyncOperation.self, forKey: .op)
+        baseVersion = try container.decodeIfPresent(Int64.self, forKey: .baseVersion)
+        updatedAt = try container.decodeTimestamp(forKey: .updatedAt)
+        note = try container.decodeIfPresent(PushedNote.self, forKey: .note)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id.uuidString.lowercased(), forKey: .id)
+        try container.encode(op, forKey: .op)
+        try container.encodeNullable(baseVersion, forKey: .baseVersion)
+        try container.encode(WireTime.formatPrecise(updatedAt), forKey: .updatedAt)
+        try container.encodeNullable(note, forKey: .note)
+    }
+}
+
+/// A push request: `{"changes": [...]}`, at most `maxChanges`.
+public struct PushRequest: Codable, Sendable {
+    public var changes: [PushChange]
+
+    public init(changes: [PushChange]) {
+        self.changes = changes
+    }
+
+    /// The largest batch accepted; larger ones answer 413.
+    public static let maxChanges = 500
+}
+
+/// What happened to one pushed change.
+public enum PushStatus: String, Codable, Sendable {
+    /// The change is now the server's state.
+    case applied
+    /// The server's copy won; it is returned (nil if the server deleted the note).
+    case stale
+    /// The change is invalid; the error says why.
+    case rejected
+}
+
+/// The result of one pushed change.
+public struct PushResult: Codable, Hashable, Sendable {
+    public var id: UUID
+    public var status: PushStatus
+    /// The note's server version after the push.
+    public var version: Int64?
+    /// The server's note: the winner on `stale`, the stored note on `applied` (nil when deleted).
+    public var note: Note?
+    /// Why the change was rejected.
+    public var error: OakError?
+
+    public init(id: UUID, status: PushStatus, version: Int64? = nil, note: Note? = nil, error: OakError? = nil) {
+        self.id = id
+        self.status = status
+        self.version = version
+        self.note = note
+        self.error = error
+    }
+
+    enum CodingKeys: String, CodingKey { case id, status, version, note, error }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id.uuidString.lowercased(), forKey: .id)
+        try container.encode(status, forKey: .status)
+        try container.encodeNullable(version, forKey: .version)
+        try container.encodeNullable(note, forKey: .note)
+        try container.encodeNullable(error, forKey: .error)
+    }
+}
+
+/// The answer of a push: one result per change, in order.
+public struct PushResponse: Codable, Sendable {
+    public var results: [PushResult]
+
+    public init(results: [PushResult]) {
+        self.results = results
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Hummingbird
+import OakModels
+import OakStore
+
+/// `/api/v1/notes`: field notes, the app's view of species-source rows.
+struct NotesController {
+    let repository: any NoteRepository
+
+    func addRoutes(to group: RouterGroup<OakRequestContext>) {
+        group.get(use: list)
+        group.post(use: create)
+        group.get(":id", use: get)
+        group.put(":id", use: update)
+        group.patch(":id", use: update)
+        group.delete(":id", use: delete)
+    }
+
+    @Sendable func list(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<[Note]> {
+        let sourceId = try request.queryInt("sourceId") ?? request.queryInt("source_id") ?? Source.personalObservationID
+        return JSONResponse(body: try await repository.notes(species: request.query("species"), sourceId: sourceId))
+    }
+
+    @Sendable func get(_ request: Request, context: OakRequestContext) async throws -> Response {
+        let note = try await repository.note(id: try noteID(context))
+        var response = try JSONResponse(body: note).response(from: request, context: context)
+        response.headers[.eTag] = note.etag
+        return response
+    }
+
+    @Sendable func create(_ request: Request, context: OakRequestContext) async throws -> Response {
+        let note = try await repository.createNote(try await request.decodeJSON(NoteInput.self))
+        var response = try JSONResponse(status: .created, body: note).response(from: request, context: context)
+        response.headers[.eTag] = note.etag
+        response.headers[.location] = "/api/v1/notes/\(note.id.uuidString.lowercased())"
+        return response
+    }
+
+    @Sendable func update(_ request: Request, context: OakRequestContext) async throws -> Response {
+        let id = try noteID(context)
+        let input = try await request.decodeJSON(NoteInput.self)
+        let note = try await repository.updateNote(id: id, with: input, expectedVersion: try expectedVersion(request))
+        var response = try JSONResponse(body: note).response(from: request, context: context)
+        response.headers[.eTag] = note.etag
+        return response
+    }
+
+    @Sendable func delete(_ request: Request, context: OakRequestContext) async throws -> HTTPResponse.Status {
+        try await repository.deleteNote(id: try noteID(context), expectedVersion: try expectedVersion(request))
+        return .noContent
+    }
+
+    private func noteID(_ context: OakRequestContext) throws -> UUID {
+        guard let id = UUID(uuidString: try context.pathParameter("id")) else { throw OakError.invalid("id", "must be a UUID") }
+        return id
+    }
+
+    /// The version an `If-Match` header names; a header that names none can never match (412).
+    private func expectedVersion(_ request: Request) throws -> Int64? {
+        guard let header = request.headers[.ifMatch] else { return nil }
+        let tag = header.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
+            .trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        guard let version = Int64(tag) else {
+            throw OakError(.preconditionFailed, "If-Match must carry the note's ETag, as returned by GET")
+        }
+        return version
+    }
+}

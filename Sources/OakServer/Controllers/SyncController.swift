@@ -1,0 +1,32 @@
+import Foundation
+import Hummingbird
+import OakModels
+import OakStore
+
+/// `/api/v1/sync`: cursor pulls of every change, and batched pushes of note changes.
+struct SyncController {
+    let repository: any SyncRepository
+
+    /// The default and largest page of a pull.
+    static let defaultPullLimit = 1000
+    static let maxPullLimit = 5000
+
+    func addRoutes(to group: RouterGroup<OakRequestContext>) {
+        group.get("pull", use: pull)
+        group.get("changes", use: pull)
+        group.post("push", use: push)
+    }
+
+    @Sendable func pull(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<PullResponse> {
+        let limit = try request.queryInt("limit") ?? Self.defaultPullLimit
+        guard limit >= 1 else { throw OakError.invalid("limit", "must be at least 1") }
+        let entities = try SyncEntity.parseList(request.query("entities"))
+        return JSONResponse(
+            body: try await repository.pull(cursor: request.query("since"), limit: min(limit, Self.maxPullLimit), entities: entities))
+    }
+
+    @Sendable func push(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<PushResponse> {
+        let batch = try await request.decodeJSON(PushRequest.self)
+        return JSONResponse(body: PushResponse(results: try await repository.push(batch.changes)))
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import GRDB
+import OakModels
+
+extension SQLiteStore: NoteRepository {
+    public func notes(species: String?, sourceId: Int) async throws -> [Note] {
+        try await read { db in
+            var sql = "\(Self.noteSelect) WHERE ss.source_id = ?"
+            var arguments: StatementArguments = [sourceId]
+            if let species {
+                sql += " AND ss.scientific_name = ?"
+                arguments += [Species.normalizedName(species)]
+            }
+            return try Row.fetchAll(db, sql: sql + " ORDER BY ss.scientific_name, ss.id", arguments: arguments).map(Self.note(row:))
+        }
+    }
+
+    public func note(id: UUID) async throws -> Note {
+        try await read { db in
+            guard let note = try Self.fetchNote(db, id) else { throw OakError.notFound("Note", id.uuidString.lowercased()) }
+            return note
+        }
+    }
+
+    public func createNote(_ input: NoteInput) async throws -> Note {
+        guard let name = input.scientificName?.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
+            throw OakError.invalid("scientificName", "is required")
+        }
+        var newFields = NoteFields()
+        input.fields.apply(to: &newFields)
+        let fields = newFields
+        return try await write { db in
+            let now = self.now
+            let id = input.id ?? UUID()
+            if try Self.fetchNote(db, id) != nil {
+                throw OakError(.conflict, "A note with id \(id.uuidString.lowercased()) already exists", details: ["id": .string(id.uuidString.lowercased())])
+            }
+            var record = try Self.newNoteRecord(db, id: id, name: name, sourceId: input.sourceId, fields: fields, at: now)
+            try Self.insertChecked(db, &record)
+            return try Self.requireNote(db, id)
+        }
+    }
+
+    public func updateNote(id: UUID, with input: NoteInput, expectedVersion: Int64?) async throws -> Note {
+        try await write { db in
+            let current = try Self.requireNote(db, id, expectedVersion: expectedVersion)
+            if let name = input.scientificName, Species.normalizedName(name) != current.scientificName {
+                throw OakError.invalid("scientificName", "a note's species cannot change; create a new note instead")
+            }
+            if let sourceId = input.sourceId, sourceId != current.sourceId {
+                throw OakError.invalid("sourceId", "a note's source cannot change")
+            }
+            var fields = current.fields
+            input.fields.apply(to: &fields)
+            try Self.saveNote(db, id: id, fields: fields, updatedAt: self.now)
+            return try Self.requireNote(db, id)
+        }
+    }
+
+    public func deleteNote(id: UUID, expectedVersion: Int64?) async throws {
+        try await write { db in
+            let note = try Self.requireNote(db, id, expectedVersion: expectedVersion)
+            let record = try Self.fetchSpeciesSource(db, note.scientificName, note.sourceId)
+            try Self.deleteSpeciesSource(db, record, at: self.now)
+        }
+    }
+
+    // MARK: Shared with sync
+
+    static let noteSelect = """
+        SELECT ss.*, e.subgenus, e.section, e.subsection, e.complex, c.seq AS version
+        FROM species_sources ss
+        JOIN oak_entries e ON e.scientific_name = ss.scientific_name
+        LEFT JOIN change_log c ON c.entity = 'notes' AND c.entity_key = ss.uuid
+        """
+
+    static func note(row: Row) -> Note {
+        let record = SpeciesSource(row: row)
+        return Note(
+            id: record.uuid, scientificName: record.scientificName,
+            taxonomy: NoteTaxonomy(subgenus: row["subgenus"], section: row["section"], subsection: row["subsection"], complex: row["complex"]),
+            fields: NoteFields(record), sourceId: record.sourceId, createdAt: record.createdAt, updatedAt: record.updatedAt,
+            version: row["version"] ?? 0)
+    }
+
+    static func fetchNote(_ db: Database, _ id: UUID) throws -> Note? {
+        try Row.fetchOne(db, sql: "\(noteSelect) WHERE ss.uuid = ?", arguments: [id.uuidString.lowercased()]).map(note(row:))
+    }
+
+    /// The note, which must exist and, when a version is expected, be at that version.
+    static func requireNote(_ db: Database, _ id: UUID, expectedVersion: Int64? = nil) throws -> Note {
+        guard let note = try fetchNote(db, id) else { throw OakError.notFound("Note", id.uuidString.lowercased()) }
+        if let expectedVersion, expectedVersion != note.version {
+            throw OakError(
+                .preconditionFailed, "The note has changed since version \(expectedVersion); it is at version \(note.version)",
+                details: ["version": .number(Double(note.version))])
+        }
+        return note
+    }
+
+    /// A new row for a note, after checking that its species and source exist (400 naming the field).
+    static func newNoteRecord(_ db: Database, id: UUID, name: String, sourceId: Int?, fields: NoteFields, at time: Date) throws
+        -> SpeciesSource
+    {
+        let species = Species.normalizedName(name)
+        guard try speciesExists(db, species) else {
+            throw OakError.invalid("scientificName", "no species named '\(species)' exists")
+        }
+        let sourceId = sourceId ?? Source.personalObservationID
+        if (try? fetchSource(db, sourceId)) == nil {
+            throw OakError.invalid("sourceId", "no source with id \(sourceId) exists")
+        }
+        if let existing = try String.fetchOne(
+            db, sql: "SELECT uuid FROM species_sources WHERE scientific_name = ? AND source_id = ?", arguments: [species, sourceId])
+        {
+            throw OakError(
+                .conflict, "Species '\(species)' already has a note from source \(sourceId)", details: ["id": .string(existing)])
+        }
+        var record = SpeciesSource(
+            uuid: id, scientificName: species, sourceId: sourceId, isPreferred: sourceId == Source.personalObservationID,
+            createdAt: time, updatedAt: time)
+        fields.apply(to: &record)
+        try record.validate()
+        return record
+    }
+
+    /// Writes a note's fields and timestamp into its row.
+    static func saveNote(_ db: Database, id: UUID, fields: NoteFields, updatedAt: Date) throws {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM species_sources WHERE uuid = ?", arguments: [id.uuidString.lowercased()])
+        else { throw OakError.notFound("Note", id.uuidString.lowercased()) }
+        var record = SpeciesSource(row: row)
+        fields.apply(to: &record)
+        try record.validate()
+        record.updatedAt = updatedAt
+        try saveSpeciesSource(db, record)
+    }
+}
