@@ -13,10 +13,14 @@ struct TestEnvironment {
     let directory: URL
     let store: SQLiteStore
 
-    init(seed: Bool = true) throws {
+    let clock: TestClock
+
+    init(seed: Bool = true, clock: TestClock = TestClock(), path: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("oak-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        store = try SQLiteStore(path: directory.appendingPathComponent("oak.db").path, seedStarterData: seed)
+        self.clock = clock
+        store = try SQLiteStore(
+            path: path ?? directory.appendingPathComponent("oak.db").path, seedStarterData: seed, clock: { clock.now })
     }
 
     var configuration: ServerConfiguration {
@@ -87,3 +91,22 @@ extension TestResponse {
 func names(_ items: [[String: Any]], _ key: String = "scientific_name") -> [String] {
     items.compactMap { $0[key] as? String }
 }
+
+/// A server clock the test moves by hand.
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
+        current = start
+    }
+
+    var now: Date { lock.withLock { current } }
+
+    func advance(_ seconds: TimeInterval) {
+        lock.withLock { current += seconds }
+    }
+}
+
+/// Timestamps as the wire carries them.
+func wire(_ date: Date) -> String { WireTime.format(date) }
