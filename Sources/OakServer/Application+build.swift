@@ -4,57 +4,67 @@ import Logging
 import OakModels
 import OakStore
 
-/// What `oak serve` needs to know to run.
-public struct ServerConfiguration: Sendable {
-    public var host: String
-    public var port: Int
-    /// The owner key: every write must present it.
-    public var ownerKey: String
-    public var logLevel: Logger.Level
-    /// How long delete tombstones (and push receipts) are kept; a cursor older than that answers 410.
-    public var tombstoneRetention: Duration
-
-    public init(
-        host: String = "127.0.0.1", port: Int = 8080, ownerKey: String, logLevel: Logger.Level = .info,
-        tombstoneRetention: Duration = .seconds(90 * 86_400)
-    ) {
-        self.host = host
-        self.port = port
-        self.ownerKey = ownerKey
-        self.logLevel = logLevel
-        self.tombstoneRetention = tombstoneRetention
-    }
-}
-
 /// Builds the HTTP application serving the v1 API from `store`.
+/// - Parameters:
+///   - rateLimiter: the buckets to use (tests inject one with a fast clock); by default a new one.
+///   - logger: where request logs go.
 public func buildApplication(
-    configuration: ServerConfiguration, store: any CompendiumStore
+    configuration: ServerConfiguration, store: any CompendiumStore, rateLimiter: RateLimiter? = nil, logger: Logger? = nil
 ) -> some ApplicationProtocol {
-    var logger = Logger(label: "oak.server")
+    var logger = logger ?? Logger(label: "oak.server")
     logger.logLevel = configuration.logLevel
+    let router = buildRouter(configuration: configuration, store: store, rateLimiter: rateLimiter)
     return Application(
-        router: buildRouter(configuration: configuration, store: store),
+        router: router,
+        server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "oak"),
-        services: [MaintenanceService(store: store, retention: configuration.tombstoneRetention, logger: logger)],
+        services: [MaintenanceService(store: store, retention: configuration.tombstoneRetention, backups: configuration.backups, logger: logger)],
         logger: logger)
 }
 
 /// Builds the router: middleware first (so it also wraps unknown routes), then one controller per resource.
-public func buildRouter(configuration: ServerConfiguration, store: any CompendiumStore) -> Router<OakRequestContext> {
+public func buildRouter(
+    configuration: ServerConfiguration, store: any CompendiumStore, rateLimiter: RateLimiter? = nil
+) -> Router<OakRequestContext> {
+    let metrics = ServerMetrics(pool: { store.poolStatus })
+    let routes = RouteIndex(routes: addRoutes(to: Router(context: OakRequestContext.self), configuration, store, metrics).routes.map {
+        ($0.method.rawValue, $0.path.description)
+    })
     let router = Router(context: OakRequestContext.self, options: [.autoGenerateHeadEndpoints])
-    router.add(middleware: ErrorMiddleware())
-    router.add(middleware: AuthMiddleware(ownerKey: configuration.ownerKey))
+    router.add(middleware: RequestLogMiddleware(metrics: metrics, trustProxy: configuration.trustProxy))
+    router.add(middleware: CompressionMiddleware())
+    router.add(middleware: SecurityHeadersMiddleware())
+    router.add(middleware: CORSMiddleware(allowedOrigins: configuration.corsOrigins))
+    router.add(middleware: ErrorMiddleware(routes: routes))
+    if let limits = configuration.rateLimits {
+        router.add(middleware: RateLimitMiddleware(limiter: rateLimiter ?? RateLimiter(maxClients: limits.maxClients), limits: limits))
+    }
+    router.add(middleware: RequestLimitsMiddleware(maxBodySize: configuration.maxBodySize))
+    return addRoutes(to: router, configuration, store, metrics)
+}
 
+/// Registers every controller; each resource's writes need that resource's ability.
+@discardableResult
+private func addRoutes(
+    to router: Router<OakRequestContext>, _ configuration: ServerConfiguration, _ store: any CompendiumStore, _ metrics: ServerMetrics
+) -> Router<OakRequestContext> {
+    let authenticator = Authenticator(ownerKey: configuration.ownerKey, tokens: store)
+    func writes(_ group: RouterGroup<OakRequestContext>, _ ability: Ability) -> RouterGroup<OakRequestContext> {
+        group.add(middleware: WriteAccessMiddleware(ability: ability, authenticator: authenticator))
+    }
     let health = HealthController(repository: store)
     health.addRoutes(to: router.group(""))
+    MetricsController(metrics: metrics).addRoutes(to: router.group(""))
     let api = router.group("api/v1")
     health.addRoutes(to: api)
-    SpeciesController(repository: store).addRoutes(to: api.group("species"))
-    SpeciesSourcesController(repository: store).addRoutes(to: api.group("species"))
-    TaxaController(repository: store).addRoutes(to: api.group("taxa"))
-    SourcesController(repository: store).addRoutes(to: api.group("sources"))
+    SpeciesController(repository: store).addRoutes(to: writes(api.group("species"), .speciesWrite))
+    SpeciesSourcesController(repository: store).addRoutes(to: writes(api.group("species"), .speciesWrite))
+    TaxaController(repository: store).addRoutes(to: writes(api.group("taxa"), .taxaWrite))
+    SourcesController(repository: store).addRoutes(to: writes(api.group("sources"), .sourcesWrite))
     CatalogController(repository: store).addRoutes(to: api)
-    NotesController(repository: store).addRoutes(to: api.group("notes"))
-    SyncController(repository: store).addRoutes(to: api.group("sync"))
+    NotesController(repository: store).addRoutes(to: writes(api.group("notes"), .notesWrite))
+    SyncController(repository: store).addRoutes(to: writes(api.group("sync"), .notesWrite))
+    AuthController(authenticator: authenticator).addRoutes(to: api.group("auth"))
+    BackupController(repository: store, settings: configuration.backups).addRoutes(to: writes(api.group("backup"), .admin))
     return router
 }

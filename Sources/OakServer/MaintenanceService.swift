@@ -3,10 +3,12 @@ import Logging
 import OakStore
 import ServiceLifecycle
 
-/// Daily upkeep while the server runs: compacts tombstones older than the retention horizon.
+/// Daily upkeep while the server runs: compacts tombstones older than the retention horizon and,
+/// when enabled, writes a backup (keeping the newest few).
 struct MaintenanceService: Service {
-    let store: any SyncRepository
+    let store: any SyncRepository & MaintenanceRepository
     let retention: Duration
+    let backups: BackupSettings
     let logger: Logger
     var interval: Duration = .seconds(86_400)
 
@@ -15,6 +17,7 @@ struct MaintenanceService: Service {
             while !Task.isCancelled {
                 await compactOnce()
                 try await Task.sleep(for: interval)
+                if backups.daily { await backupOnce() }
             }
         }
     }
@@ -26,6 +29,15 @@ struct MaintenanceService: Service {
             if removed > 0 { logger.info("Compacted sync tombstones", metadata: ["removed": "\(removed)"]) }
         } catch {
             logger.error("Tombstone compaction failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func backupOnce() async {
+        do {
+            let info = try await store.backup(into: backups.directory, keep: backups.keep)
+            logger.info("Daily backup written", metadata: ["file": .string(info.filename)])
+        } catch {
+            logger.error("Daily backup failed", metadata: ["error": "\(error)"])
         }
     }
 }

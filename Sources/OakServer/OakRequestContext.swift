@@ -5,9 +5,16 @@ import OakModels
 /// The request context of every route: JSON coding configured for the v1 wire format.
 public struct OakRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// The peer's IP address, from the socket.
+    public let socketAddress: String?
+    /// The request's id, echoed in `X-Request-ID`.
+    public var requestID = ""
+    /// The client's IP address: the socket's, or a trusted proxy's header.
+    public var clientIP = "unknown"
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.socketAddress = source.channel.remoteAddress?.ipAddress
     }
 
     public var requestDecoder: JSONDecoder { JSONDecoder() }
@@ -25,8 +32,8 @@ enum WireJSON {
 }
 
 extension Request {
-    /// The largest request body accepted.
-    static let maxBodySize = 1 << 20
+    /// The largest request body accepted (the request-limits middleware rejects larger declared ones earlier).
+    static let maxBodySize = ServerConfiguration.defaultMaxBodySize
 
     /// Decodes a JSON body, answering malformed JSON or wrong types with a 400 naming the field.
     func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {

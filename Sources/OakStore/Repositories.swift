@@ -56,7 +56,7 @@ public struct ExportSnapshot: Sendable {
 }
 
 /// Everything the HTTP server needs from persistence.
-public typealias CompendiumStore = SpeciesRepository & TaxonRepository & SourceRepository & SpeciesSourceRepository & NoteRepository & SyncRepository
+public typealias CompendiumStore = SpeciesRepository & TaxonRepository & SourceRepository & SpeciesSourceRepository & NoteRepository & SyncRepository & TokenRepository & MaintenanceRepository
     & CatalogRepository
 
 /// Field notes: the app's view of species-source rows.
@@ -77,4 +77,22 @@ public protocol SyncRepository: Sendable {
     func push(_ changes: [PushChange]) async throws -> [PushResult]
     /// Removes tombstones and push receipts older than `horizon`; returns how many tombstones went.
     func compact(olderThan horizon: Date) async throws -> Int
+}
+
+/// Named API tokens with abilities, stored only as SHA-256 hashes.
+public protocol TokenRepository: Sendable {
+    /// Creates a token and returns it with its secret, which is not stored and cannot be shown again.
+    func createToken(name: String, abilities: [Ability]) async throws -> (token: APIToken, secret: String)
+    func listTokens() async throws -> [APIToken]
+    func revokeToken(name: String) async throws
+    /// The token a secret belongs to (recording its use), or nil.
+    func authenticate(secret: String) async throws -> APIToken?
+}
+
+/// Operating the database: backups and pool state.
+public protocol MaintenanceRepository: Sendable {
+    /// Writes a consistent snapshot into `directory`, keeping only the newest `keep` there.
+    func backup(into directory: String, keep: Int) async throws -> BackupInfo
+    /// What the connection pool is doing now.
+    var poolStatus: PoolStatus { get }
 }

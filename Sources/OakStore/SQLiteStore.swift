@@ -6,6 +6,7 @@ import OakModels
 public final class SQLiteStore: Sendable {
     let pool: DatabasePool
     let exportCache = ExportCache()
+    let activity = PoolActivity()
     /// The server's clock: note timestamps, push clamping. Tests inject a controlled one.
     let clock: @Sendable () -> Date
 
@@ -19,7 +20,7 @@ public final class SQLiteStore: Sendable {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(5)
-        configuration.maximumReaderCount = 4
+        configuration.maximumReaderCount = Self.maxReaders
         pool = try DatabasePool(path: path, configuration: configuration)
         try Schema.migrator.migrate(pool)
         try pool.write { db in
@@ -35,6 +36,8 @@ public final class SQLiteStore: Sendable {
 
     /// Runs a write transaction, turning constraint violations the checks missed into 409s.
     func write<T: Sendable>(_ updates: @Sendable @escaping (Database) throws -> T) async throws -> T {
+        activity.begin(write: true)
+        defer { activity.end(write: true) }
         do {
             return try await pool.write(updates)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
@@ -43,8 +46,19 @@ public final class SQLiteStore: Sendable {
     }
 
     func read<T: Sendable>(_ value: @Sendable @escaping (Database) throws -> T) async throws -> T {
-        try await pool.read(value)
+        activity.begin(write: false)
+        defer { activity.end(write: false) }
+        return try await pool.read(value)
     }
+
+    /// What the connection pool is doing now, for metrics.
+    public var poolStatus: PoolStatus {
+        let (reads, writes) = activity.current
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+        return PoolStatus(readsInFlight: reads, writesInFlight: writes, maxReaders: Self.maxReaders, fileBytes: size)
+    }
+
+    static let maxReaders = 4
 
     /// The current time at the database's precision (milliseconds).
     var now: Date { WireTime.milliseconds(clock()) }
@@ -65,4 +79,23 @@ actor ExportCache {
             self.snapshot = snapshot
         }
     }
+}
+
+/// Gauges of the connection pool.
+public struct PoolStatus: Sendable {
+    public var readsInFlight: Int
+    public var writesInFlight: Int
+    public var maxReaders: Int
+    public var fileBytes: Int
+}
+
+/// Counts reads and writes in flight.
+final class PoolActivity: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reads = 0
+    private var writes = 0
+
+    func begin(write: Bool) { lock.withLock { if write { writes += 1 } else { reads += 1 } } }
+    func end(write: Bool) { lock.withLock { if write { writes -= 1 } else { reads -= 1 } } }
+    var current: (reads: Int, writes: Int) { lock.withLock { (reads, writes) } }
 }

@@ -16,6 +16,17 @@ enum Schema {
         migrator.registerMigration("v3 full-text search") { db in
             try createSearchIndex(db)
         }
+        migrator.registerMigration("v4 api tokens") { db in
+            try db.execute(sql: """
+                CREATE TABLE api_tokens (
+                    name TEXT PRIMARY KEY,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    abilities TEXT NOT NULL,
+                    created_at TEXT NOT NULL,
+                    last_used_at TEXT
+                )
+                """)
+        }
         return migrator
     }
 

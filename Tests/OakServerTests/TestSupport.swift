@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Hummingbird
+import Logging
 import HummingbirdTesting
 import OakModels
 import OakServer
@@ -23,15 +24,20 @@ struct TestEnvironment {
             path: path ?? directory.appendingPathComponent("oak.db").path, seedStarterData: seed, clock: { clock.now })
     }
 
+    /// Rate limiting is off unless a test turns it on.
     var configuration: ServerConfiguration {
-        ServerConfiguration(host: "127.0.0.1", port: 0, ownerKey: Self.ownerKey, logLevel: .critical)
+        ServerConfiguration(
+            host: "127.0.0.1", port: 0, ownerKey: Self.ownerKey, logLevel: .critical, rateLimits: nil,
+            backups: BackupSettings(directory: directory.appendingPathComponent("backups").path, keep: 3, daily: false))
     }
 
     /// Runs `body` against the app, in process (`.router`) or through a real socket (`.live`).
     func test<Value: Sendable>(
-        _ setup: TestingSetup = .router, _ body: @Sendable (any TestClientProtocol) async throws -> Value
+        _ setup: TestingSetup = .router, configuration: ServerConfiguration? = nil, rateLimiter: RateLimiter? = nil,
+        logger: Logger? = nil, _ body: @Sendable (any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
-        let app = buildApplication(configuration: configuration, store: store)
+        let app = buildApplication(
+            configuration: configuration ?? self.configuration, store: store, rateLimiter: rateLimiter, logger: logger)
         return try await app.test(setup) { client in try await body(client) }
     }
 

@@ -1,0 +1,24 @@
+import Foundation
+import Hummingbird
+import OakModels
+
+/// `/api/v1/auth/verify`: tells a client whether its key is valid and what it may do.
+struct AuthController {
+    let authenticator: Authenticator
+
+    func addRoutes(to group: RouterGroup<OakRequestContext>) {
+        group.get("verify", use: verify)
+    }
+
+    struct Verified: Encodable, Sendable {
+        var name: String
+        var abilities: [Ability]
+    }
+
+    @Sendable func verify(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Verified> {
+        guard let caller = try await authenticator.caller(of: request) else {
+            throw OakError(.unauthorized, "Send a key as 'Authorization: Bearer <key>' or 'X-API-Key'")
+        }
+        return JSONResponse(body: Verified(name: caller.name, abilities: caller.abilities))
+    }
+}

@@ -1,0 +1,51 @@
+import CompressNIO
+import HTTPTypes
+import Hummingbird
+
+/// gzip for responses over 1 KB when the client accepts it; small responses go out plain.
+struct CompressionMiddleware: RouterMiddleware {
+    var minimumSize = 1024
+
+    func handle(_ request: Request, context: OakRequestContext, next: (Request, OakRequestContext) async throws -> Response)
+        async throws -> Response
+    {
+        var response = try await next(request, context)
+        guard Self.acceptsGzip(request.headers[.acceptEncoding]), response.headers[.contentEncoding] == nil,
+            let length = response.body.contentLength, length > minimumSize
+        else { return response }
+        let collector = BodyCollector()
+        try await response.body.write(collector)
+        var plain = collector.buffer
+        let compressed = try plain.compress(with: .gzip())
+        response.body = ResponseBody(byteBuffer: compressed)
+        response.headers[.contentEncoding] = "gzip"
+        response.headers[.contentLength] = String(compressed.readableBytes)
+        response.headers[values: .vary].append("Accept-Encoding")
+        return response
+    }
+
+    /// Whether `Accept-Encoding` lists gzip without `q=0`.
+    static func acceptsGzip(_ header: String?) -> Bool {
+        guard let header else { return false }
+        return header.split(separator: ",").contains { item in
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            return (parts.first == "gzip" || parts.first == "*") && !parts.dropFirst().contains { $0 == "q=0" || $0 == "q=0.0" }
+        }
+    }
+}
+
+/// Collects a response body into one buffer.
+private final class BodyCollector: ResponseBodyWriter, @unchecked Sendable {
+    var buffer = ByteBuffer()
+
+    func write(_ buffer: ByteBuffer) async throws {
+        var buffer = buffer
+        self.buffer.writeBuffer(&buffer)
+    }
+
+    func write(contentsOf buffers: some Sequence<ByteBuffer>) async throws {
+        for buffer in buffers { try await write(buffer) }
+    }
+
+    func finish(_ trailingHeaders: HTTPFields?) async throws {}
+}

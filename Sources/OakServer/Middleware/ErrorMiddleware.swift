@@ -1,0 +1,83 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import OakModels
+
+/// Answers every error with the `{"error": {...}}` envelope: client mistakes with their status, an
+/// unknown path with 404, a known path with the wrong method with 405 (and `Allow`), anything
+/// unexpected with a logged 500.
+struct ErrorMiddleware: RouterMiddleware {
+    let routes: RouteIndex
+
+    func handle(_ request: Request, context: OakRequestContext, next: (Request, OakRequestContext) async throws -> Response)
+        async throws -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as any HTTPResponseError where error.status == .notFound && context.endpointPath == "NotFound" {
+            let allowed = routes.methods(for: request.uri.path)
+            guard !allowed.isEmpty else {
+                return Self.response(for: OakError(.notFound, "No route for \(request.method) \(request.uri.path)"))
+            }
+            var response = Self.response(
+                for: OakError(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); use \(allowed.joined(separator: ", "))"))
+            response.headers[.allow] = allowed.joined(separator: ", ")
+            return response
+        } catch {
+            return Self.response(for: error, request: request, context: context)
+        }
+    }
+
+    /// The envelope response for any error.
+    static func response(for error: any Error, request: Request, context: OakRequestContext) -> Response {
+        switch error {
+        case let error as OakError:
+            return response(for: error)
+        case let error as any HTTPResponseError:
+            let code: ErrorCode =
+                switch error.status.code {
+                case 404: .notFound
+                case 405: .methodNotAllowed
+                case 413: .payloadTooLarge
+                case 415: .unsupportedMediaType
+                case 429: .rateLimited
+                case 400..<500: .validationError
+                default: .internalError
+                }
+            var response = response(for: OakError(code, error.status.reasonPhrase))
+            response.status = error.status
+            return response
+        default:
+            context.logger.error("Unhandled error", metadata: ["error": "\(String(reflecting: error))"])
+            return response(for: OakError(.internalError, "An internal error occurred"))
+        }
+    }
+
+    static func response(for error: OakError) -> Response {
+        let body = (try? WireJSON.encoder.encode(ErrorEnvelope(error: error))) ?? Data()
+        return Response(
+            status: .init(code: error.code.httpStatus),
+            headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+/// The registered routes, to tell a wrong method (405) from an unknown path (404).
+struct RouteIndex: Sendable {
+    private let routes: [(method: String, segments: [Substring])]
+
+    init(routes: [(method: String, path: String)]) {
+        self.routes = routes.map { ($0.method, $0.path.split(separator: "/")) }
+    }
+
+    /// The methods some route accepts on `path`, sorted.
+    func methods(for path: String) -> [String] {
+        let segments = path.split(separator: "/")
+        let matching = routes.filter { route in
+            route.segments.count == segments.count
+                && zip(route.segments, segments).allSatisfy { pattern, segment in pattern.hasPrefix(":") || pattern == "*" || pattern == segment }
+        }
+        return Set(matching.map(\.method)).sorted()
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// Gives every request an id (the client's `X-Request-ID` when sane), logs one structured line per
+/// request (method, path, status, duration, id; never credentials) and records metrics.
+struct RequestLogMiddleware: RouterMiddleware {
+    let metrics: ServerMetrics
+    /// Take the client IP from a proxy's header.
+    let trustProxy: Bool
+
+    func handle(_ request: Request, context: OakRequestContext, next: (Request, OakRequestContext) async throws -> Response)
+        async throws -> Response
+    {
+        let start = ContinuousClock.now
+        var context = context
+        context.requestID = Self.sanitizedID(request.headers[.requestID]) ?? UUID().uuidString.lowercased()
+        context.clientIP = clientIP(request, context)
+        context.logger[metadataKey: "request_id"] = .string(context.requestID)
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            response = ErrorMiddleware.response(for: error, request: request, context: context)
+        }
+        response.headers[.requestID] = context.requestID
+        let duration = ContinuousClock.now - start
+        let route = context.endpointPath ?? "NotFound"
+        metrics.record(method: request.method.rawValue, route: route, status: response.status.code, duration: duration)
+        context.logger.info(
+            "request",
+            metadata: [
+                "method": .string(request.method.rawValue), "path": .string(request.uri.path), "client": .string(context.clientIP),
+                "status": .stringConvertible(response.status.code),
+                "duration_ms": .string(String(format: "%.2f", Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000)),
+            ])
+        return response
+    }
+
+    /// The socket's address, or behind a trusted proxy `Fly-Client-IP` or the first `X-Forwarded-For` entry.
+    func clientIP(_ request: Request, _ context: OakRequestContext) -> String {
+        if trustProxy {
+            if let fly = request.headers[.flyClientIP]?.trimmingCharacters(in: .whitespaces), !fly.isEmpty { return fly }
+            if let first = request.headers[.forwardedFor]?.split(separator: ",").first?.trimmingCharacters(in: .whitespaces),
+                !first.isEmpty
+            {
+                return first
+            }
+        }
+        return context.socketAddress ?? "unknown"
+    }
+
+    /// A client-sent id is kept when it is 1–128 characters of letters, digits, `-`, `_`, `.`.
+    static func sanitizedID(_ value: String?) -> String? {
+        guard let value, (1...128).contains(value.count),
+            value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) })
+        else { return nil }
+        return value
+    }
+}
+
+extension HTTPField.Name {
+    static let requestID = HTTPField.Name("X-Request-ID")!
+    static let apiKey = HTTPField.Name("X-API-Key")!
+    static let rateLimitLimit = HTTPField.Name("X-RateLimit-Limit")!
+    static let rateLimitRemaining = HTTPField.Name("X-RateLimit-Remaining")!
+    static let rateLimitReset = HTTPField.Name("X-RateLimit-Reset")!
+    static let flyClientIP = HTTPField.Name("Fly-Client-IP")!
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+}

@@ -1,0 +1,40 @@
+import Foundation
+import OakStore
+import Prometheus
+
+/// Prometheus metrics: request counts and latency by route and status, and database pool gauges.
+public final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let pool: @Sendable () -> PoolStatus?
+
+    static let latencyBuckets: [Duration] = [
+        .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
+        .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5),
+    ]
+
+    /// - Parameter pool: reads the database pool's state at scrape time.
+    public init(pool: @escaping @Sendable () -> PoolStatus?) {
+        self.pool = pool
+    }
+
+    func record(method: String, route: String, status: Int, duration: Duration) {
+        registry.makeCounter(
+            name: "oak_http_requests_total", labels: [("method", method), ("route", route), ("status", String(status))]
+        ).increment()
+        registry.makeDurationHistogram(
+            name: "oak_http_request_duration_seconds", labels: [("method", method), ("route", route), ("status", String(status))],
+            buckets: Self.latencyBuckets
+        ).record(duration)
+    }
+
+    /// The exposition text, with the pool gauges read now.
+    func render() -> String {
+        if let status = pool() {
+            registry.makeGauge(name: "oak_db_reads_in_flight").set(Double(status.readsInFlight))
+            registry.makeGauge(name: "oak_db_writes_in_flight").set(Double(status.writesInFlight))
+            registry.makeGauge(name: "oak_db_max_readers").set(Double(status.maxReaders))
+            registry.makeGauge(name: "oak_db_file_bytes").set(Double(status.fileBytes))
+        }
+        return registry.emitToString()
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import GRDB
+import OakModels
+
+/// A backup file written by `SQLiteStore.backup(into:)`.
+public struct BackupInfo: Codable, Hashable, Sendable {
+    public var filename: String
+    public var size: Int
+    public var timestamp: Date
+
+    public init(filename: String, size: Int, timestamp: Date) {
+        self.filename = filename
+        self.size = size
+        self.timestamp = timestamp
+    }
+
+    enum CodingKeys: String, CodingKey { case filename, size, timestamp }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(filename, forKey: .filename)
+        try container.encode(size, forKey: .size)
+        try container.encode(WireTime.format(timestamp), forKey: .timestamp)
+    }
+}
+
+extension SQLiteStore: MaintenanceRepository {
+    /// Writes a consistent snapshot of the live database (`VACUUM INTO`) into `directory`, then keeps
+    /// only the newest `keep` backups there. Restoring is copying the file back and starting on it.
+    public func backup(into directory: String, keep: Int) async throws -> BackupInfo {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let timestamp = clock()
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd-HHmmss-SSS"
+        let filename = "oak-\(formatter.string(from: timestamp)).db"
+        let path = URL(fileURLWithPath: directory).appendingPathComponent(filename).path
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw OakError(.conflict, "A backup named \(filename) already exists")
+        }
+        try await pool.writeWithoutTransaction { db in
+            try db.execute(sql: "VACUUM INTO ?", arguments: [path])
+        }
+        try Self.pruneBackups(in: directory, keep: keep)
+        let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+        return BackupInfo(filename: filename, size: size, timestamp: timestamp)
+    }
+
+    /// Deletes all but the newest `keep` backups (by name, which sorts by time).
+    static func pruneBackups(in directory: String, keep: Int) throws {
+        let backups = try FileManager.default.contentsOfDirectory(atPath: directory)
+            .filter { $0.hasPrefix("oak-") && $0.hasSuffix(".db") }.sorted()
+        for name in backups.dropLast(max(keep, 1)) {
+            try FileManager.default.removeItem(atPath: URL(fileURLWithPath: directory).appendingPathComponent(name).path)
+        }
+    }
+}
