@@ -24,8 +24,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Address to bind; use 0.0.0.0 in a container.")
     var host: String = "127.0.0.1"
 
-    @Option(help: "SQLite database file (env OAK_DB_PATH).")
-    var db: String?
+    @OptionGroup var database: DatabaseOptions
 
     @Flag(help: "Replace the key in ~/.oak/api_key with a new one and print it.")
     var regenerateKey = false
@@ -36,20 +35,54 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Days to keep delete tombstones for sync; clients whose cursor is older must resync.")
     var tombstoneRetentionDays: Int = 90
 
+    @Option(help: "Reads per second per client IP.")
+    var rateLimitReads = 10
+
+    @Option(help: "Writes per second per client IP.")
+    var rateLimitWrites = 5
+
+    @Option(help: "Backups per minute per client IP.")
+    var rateLimitBackups = 1
+
+    @Flag(help: "Turn rate limiting off.")
+    var noRateLimit = false
+
+    @Flag(help: "Take the client IP from Fly-Client-IP / X-Forwarded-For (only behind a proxy you trust).")
+    var trustProxy = false
+
+    @Option(name: .customLong("cors-origin"), help: "An origin allowed cross-origin access (repeatable; 'http://localhost:*' matches any port). Replaces the defaults.")
+    var corsOrigins: [String] = []
+
+    @Option(help: "Largest request body in bytes.")
+    var maxBodySize = ServerConfiguration.defaultMaxBodySize
+
+    @Option(help: "Directory for backups (POST /api/v1/backup and the daily backup).")
+    var backupDir = "./backups"
+
+    @Option(help: "How many backups to keep.")
+    var backupKeep = 7
+
+    @Flag(help: "Do not write a backup every day.")
+    var noDailyBackup = false
+
+    @Option(help: "Seconds before an idle or stalled connection is closed.")
+    var idleTimeout = 30
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let port = try resolvedPort(environment)
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level must be one of: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        guard tombstoneRetentionDays >= 1 else { throw ValidationError("--tombstone-retention-days must be at least 1") }
-        let path = db ?? environment["OAK_DB_PATH"] ?? "./oak_compendium.db"
-        let store: SQLiteStore
-        do {
-            store = try SQLiteStore(path: path)
-        } catch {
-            throw ValidationError("Cannot open the database at \(path): \(error)")
+        for (value, name) in [
+            (tombstoneRetentionDays, "--tombstone-retention-days"), (rateLimitReads, "--rate-limit-reads"),
+            (rateLimitWrites, "--rate-limit-writes"), (rateLimitBackups, "--rate-limit-backups"),
+            (maxBodySize, "--max-body-size"), (backupKeep, "--backup-keep"), (idleTimeout, "--idle-timeout"),
+        ] where value < 1 {
+            throw ValidationError("\(name) must be at least 1")
         }
+        let path = database.path
+        let store = try database.open()
         let key = try OwnerKey.resolve(environment: environment, regenerate: regenerateKey)
         switch key.origin {
         case .environment: say("Owner key: from OAK_API_KEY")
@@ -61,7 +94,15 @@ struct ServeCommand: AsyncParsableCommand {
         let app = buildApplication(
             configuration: ServerConfiguration(
                 host: host, port: port, ownerKey: key.value, logLevel: level,
-                tombstoneRetention: .seconds(tombstoneRetentionDays * 86_400)),
+                tombstoneRetention: .seconds(tombstoneRetentionDays * 86_400),
+                rateLimits: noRateLimit
+                    ? nil
+                    : RateLimits(readsPerSecond: rateLimitReads, writesPerSecond: rateLimitWrites, backupsPerMinute: rateLimitBackups),
+                trustProxy: trustProxy,
+                corsOrigins: corsOrigins.isEmpty ? ServerConfiguration.defaultCORSOrigins : corsOrigins,
+                maxBodySize: maxBodySize,
+                backups: BackupSettings(directory: backupDir, keep: backupKeep, daily: !noDailyBackup),
+                idleTimeout: .seconds(idleTimeout)),
             store: store)
         try await app.runService()
     }
