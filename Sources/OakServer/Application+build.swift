@@ -66,5 +66,6 @@ private func addRoutes(
     SyncController(repository: store).addRoutes(to: writes(api.group("sync"), .notesWrite))
     AuthController(authenticator: authenticator).addRoutes(to: api.group("auth"))
     BackupController(repository: store, settings: configuration.backups).addRoutes(to: writes(api.group("backup"), .admin))
+    OpenAPIController().addRoutes(to: api)
     return router
 }

@@ -1,0 +1,23 @@
+import Foundation
+import Hummingbird
+
+/// `/api/v1/openapi.json`: the OpenAPI 3.1 contract of every route.
+struct OpenAPIController {
+    /// The bundled document.
+    static let document: Data = {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json"), let data = try? Data(contentsOf: url) else {
+            preconditionFailure("openapi.json is missing from the OakServer bundle")
+        }
+        return data
+    }()
+
+    func addRoutes(to group: RouterGroup<OakRequestContext>) {
+        group.get("openapi.json", use: serve)
+    }
+
+    @Sendable func serve(_ request: Request, context: OakRequestContext) async throws -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: Self.document)))
+    }
+}
