@@ -1,0 +1,133 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import OakServer
+import Testing
+
+/// A rate-limit clock the test moves by hand.
+final class FakeSeconds: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 1000.0
+    var now: Double { lock.withLock { value } }
+    func advance(_ seconds: Double) { lock.withLock { value += seconds } }
+}
+
+@Suite("Rate limiting")
+struct RateLimitTests {
+    func limited(_ env: TestEnvironment, trustProxy: Bool = false) -> ServerConfiguration {
+        var configuration = env.configuration
+        configuration.rateLimits = RateLimits()
+        configuration.trustProxy = trustProxy
+        return configuration
+    }
+
+    @Test("reads: 10 per second per IP, then 429 with Retry-After and the envelope; refilled after a second")
+    func readLimit() async throws {
+        let env = try TestEnvironment()
+        let clock = FakeSeconds()
+        let limiter = RateLimiter(clock: { clock.now })
+        try await env.test(configuration: limited(env), rateLimiter: limiter) { client in
+            for index in 0..<10 {
+                let response = try await client.send(.get, "/api/v1/stats")
+                #expect(response.status == .ok)
+                #expect(response.headers[.init("X-RateLimit-Limit")!] == "10")
+                #expect(response.headers[.init("X-RateLimit-Remaining")!] == String(9 - index))
+                #expect(response.headers[.init("X-RateLimit-Reset")!] != nil)
+            }
+            let refused = try await client.send(.get, "/api/v1/stats")
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.headers[.retryAfter] == "1")
+            #expect(try refused.error().code == "RATE_LIMITED")
+            clock.advance(1)
+            #expect(try await client.send(.get, "/api/v1/stats").status == .ok)
+        }
+    }
+
+    @Test("writes: 5 per second per IP, counted apart from reads")
+    func writeLimit() async throws {
+        let env = try TestEnvironment()
+        let clock = FakeSeconds()
+        try await env.test(configuration: limited(env), rateLimiter: RateLimiter(clock: { clock.now })) { client in
+            for index in 0..<5 {
+                let response = try await client.send(.post, "/api/v1/sources", json: #"{"source_type": "book", "name": "B\#(index)"}"#)
+                #expect(response.status == .created)
+            }
+            let refused = try await client.send(.post, "/api/v1/sources", json: #"{"source_type": "book", "name": "B5"}"#)
+            #expect(refused.status == .tooManyRequests)
+            #expect(try await env.count("SELECT COUNT(*) FROM sources WHERE name = 'B5'") == 0)
+            #expect(try await client.send(.get, "/api/v1/sources").status == .ok)
+        }
+    }
+
+    @Test("backups: 1 per minute")
+    func backupLimit() async throws {
+        let env = try TestEnvironment()
+        let clock = FakeSeconds()
+        try await env.test(configuration: limited(env), rateLimiter: RateLimiter(clock: { clock.now })) { client in
+            #expect(try await client.send(.post, "/api/v1/backup").status == .created)
+            let refused = try await client.send(.post, "/api/v1/backup")
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.headers[.retryAfter] == "60")
+            clock.advance(60)
+            env.clock.advance(60)
+            #expect(try await client.send(.post, "/api/v1/backup").status == .created)
+        }
+    }
+
+    @Test("health endpoints are exempt")
+    func healthExempt() async throws {
+        let env = try TestEnvironment()
+        try await env.test(configuration: limited(env), rateLimiter: RateLimiter(clock: { 0 })) { client in
+            for _ in 0..<30 {
+                let response = try await client.send(.get, "/health")
+                #expect(response.status == .ok)
+                #expect(response.headers[.init("X-RateLimit-Limit")!] == nil)
+            }
+        }
+    }
+
+    @Test("limits are configurable, including off")
+    func configurable() async throws {
+        let env = try TestEnvironment()
+        var configuration = env.configuration
+        configuration.rateLimits = RateLimits(readsPerSecond: 2)
+        try await env.test(configuration: configuration, rateLimiter: RateLimiter(clock: { 0 })) { (client: any TestClientProtocol) async throws in
+            #expect(try await client.send(.get, "/api/v1/stats").status == .ok)
+            #expect(try await client.send(.get, "/api/v1/stats").status == .ok)
+            #expect(try await client.send(.get, "/api/v1/stats").status == .tooManyRequests)
+        }
+        try await env.test { (client: any TestClientProtocol) async throws in
+            for _ in 0..<30 { #expect(try await client.send(.get, "/api/v1/stats").status == .ok) }
+        }
+    }
+
+    @Test("the client IP comes from a proxy header only when the trusted-proxy option is set")
+    func proxyHeaders() async throws {
+        let env = try TestEnvironment()
+        try await env.test(configuration: limited(env, trustProxy: true), rateLimiter: RateLimiter(clock: { 0 })) { client in
+            for _ in 0..<10 { try await client.send(.get, "/api/v1/stats", headers: [.init("Fly-Client-IP")!: "203.0.113.7"]) }
+            #expect(try await client.send(.get, "/api/v1/stats", headers: [.init("Fly-Client-IP")!: "203.0.113.7"]).status == .tooManyRequests)
+            // Another client behind the same proxy has its own bucket.
+            #expect(try await client.send(.get, "/api/v1/stats", headers: [.init("X-Forwarded-For")!: "198.51.100.2, 10.0.0.1"]).status == .ok)
+        }
+        try await env.test(configuration: limited(env, trustProxy: false), rateLimiter: RateLimiter(clock: { 0 })) { client in
+            for index in 0..<10 { try await client.send(.get, "/api/v1/stats", headers: [.init("Fly-Client-IP")!: "203.0.113.\(index)"]) }
+            // Untrusted headers are ignored: all ten came from the same socket.
+            #expect(try await client.send(.get, "/api/v1/stats", headers: [.init("Fly-Client-IP")!: "203.0.113.99"]).status == .tooManyRequests)
+        }
+    }
+
+    @Test("bucket memory is bounded: a flood of distinct IPs evicts idle clients")
+    func boundedMemory() {
+        let clock = FakeSeconds()
+        let limiter = RateLimiter(maxClients: 100, clock: { clock.now })
+        for index in 0..<5_000 {
+            _ = limiter.take("read 10.\(index / 65_536).\(index / 256 % 256).\(index % 256)", policy: .perSecond(10))
+            if index % 50 == 0 { clock.advance(0.5) }
+        }
+        #expect(limiter.trackedClients <= 100)
+        // A client that is still limited keeps its bucket.
+        for _ in 0..<10 { _ = limiter.take("read busy", policy: .perSecond(10)) }
+        #expect(!limiter.take("read busy", policy: .perSecond(10)).allowed)
+    }
+}
