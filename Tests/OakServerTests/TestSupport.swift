@@ -57,7 +57,7 @@ extension TestClientProtocol {
     ) async throws -> TestResponse {
         var headers = headers
         if let key { headers[.authorization] = "Bearer \(key)" }
-        if json != nil { headers[.contentType] = "application/json" }
+        if json != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
         return try await execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) })
     }
 }

@@ -76,7 +76,7 @@ struct RouteIndex: Sendable {
         let segments = path.split(separator: "/")
         let matching = routes.filter { route in
             route.segments.count == segments.count
-                && zip(route.segments, segments).allSatisfy { pattern, segment in pattern.hasPrefix(":") || pattern == "*" || pattern == segment }
+                && zip(route.segments, segments).allSatisfy { pattern, segment in pattern.hasPrefix(":") || pattern.hasPrefix("{") || pattern == "*" || pattern == segment }
         }
         return Set(matching.map(\.method)).sorted()
     }

@@ -1,0 +1,56 @@
+import Foundation
+import HummingbirdTesting
+import OakStore
+import Testing
+
+@Suite("Backups")
+struct BackupTests {
+    @Test("POST /backup (admin) writes a consistent snapshot and returns filename, size and timestamp")
+    func backupRoute() async throws {
+        let env = try TestEnvironment()
+        try await env.test { client in
+            let response = try await client.send(.post, "/api/v1/backup")
+            #expect(response.status == .created)
+            let body = try response.object()
+            let filename = try #require(body["filename"] as? String)
+            #expect(filename.hasPrefix("oak-") && filename.hasSuffix(".db"))
+            #expect((body["size"] as? Int ?? 0) > 0)
+            #expect(body["timestamp"] as? String == wire(env.clock.now))
+            let path = env.directory.appendingPathComponent("backups/\(filename)").path
+            #expect(FileManager.default.fileExists(atPath: path))
+        }
+    }
+
+    @Test("only the newest N backups are kept")
+    func keepsNewest() async throws {
+        let env = try TestEnvironment()
+        let directory = env.directory.appendingPathComponent("kept").path
+        var names: [String] = []
+        for _ in 0..<5 {
+            names.append(try await env.store.backup(into: directory, keep: 3).filename)
+            env.clock.advance(1)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == Array(names.suffix(3)))
+    }
+
+    @Test("a restored backup serves the same data")
+    func restore() async throws {
+        let env = try TestEnvironment()
+        let backupPath = try await env.test { client -> String in
+            try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba", "fields": {"bark": "pale"}}"#)
+            try await client.send(.put, "/api/v1/species/robur", json: #"{"conservation_status": "NT"}"#)
+            let name = try #require(try await client.send(.post, "/api/v1/backup").object()["filename"] as? String)
+            return env.directory.appendingPathComponent("backups/\(name)").path
+        }
+        let original = try await env.test { client in
+            (try await client.send(.get, "/api/v1/export").headers[.eTag], String(buffer: try await client.send(.get, "/api/v1/notes").body))
+        }
+        // Restoring: start the server on the backup file.
+        let restored = try TestEnvironment(path: backupPath)
+        let served = try await restored.test { client in
+            (try await client.send(.get, "/api/v1/export").headers[.eTag], String(buffer: try await client.send(.get, "/api/v1/notes").body))
+        }
+        #expect(served.0 == original.0)
+        #expect(served.1 == original.1)
+    }
+}
