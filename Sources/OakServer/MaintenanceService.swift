@@ -16,7 +16,8 @@ struct MaintenanceService: Service {
         try await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 await compactOnce()
-                try await Task.sleep(for: interval)
+                // Shutdown cancels the sleep; that ends the loop, not the server with an error.
+                guard (try? await Task.sleep(for: interval)) != nil else { return }
                 if backups.daily { await backupOnce() }
             }
         }

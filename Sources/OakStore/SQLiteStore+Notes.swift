@@ -52,6 +52,8 @@ extension SQLiteStore: NoteRepository {
             }
             var fields = current.fields
             input.fields.apply(to: &fields)
+            // An update that changes nothing is not a new version.
+            guard fields != current.fields else { return current }
             try Self.saveNote(db, id: id, fields: fields, updatedAt: self.now)
             return try Self.requireNote(db, id)
         }

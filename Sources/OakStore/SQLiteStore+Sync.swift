@@ -8,22 +8,26 @@ extension SQLiteStore: SyncRepository {
     static let allowedClockSkew: TimeInterval = 5 * 60
 
     public func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> PullResponse {
-        let since = try Self.parseCursor(cursor)
-        return try await read { db in
+        try await read { db in
+            let database = try Self.databaseID(db)
+            let position = try SyncCursor(parsing: cursor, database: database)
             let head = try Self.changeLogVersion(db)
             let compacted = Int64(try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'compacted_through'") ?? "0") ?? 0
-            if since > head || (since > 0 && since < compacted) {
+            // A cursor is too old when tombstones it has not seen were compacted away.
+            let seenThrough = position.snapshotStart ?? position.sequence
+            if position.sequence > head || (seenThrough > 0 && seenThrough < compacted) {
                 throw OakError(
-                    .gone, "The cursor is older than the change history the server keeps (or from another database); pull again without a cursor",
-                    details: ["cursor": .string(String(since))])
+                    .gone, "The cursor is older than the change history the server keeps, or from another database; pull again without a cursor",
+                    details: ["cursor": .string(cursor ?? "")])
             }
+            let snapshotStart = position.sequence == 0 ? head : position.snapshotStart
             let entityList = entities.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-            // A full snapshot needs no tombstones: the client starts from nothing.
-            let tombstones = since == 0 ? "AND op = 'upsert'" : ""
+            // A snapshot needs no tombstones of deletes made before it started: the client starts from nothing.
+            let tombstones = snapshotStart.map { "AND (op = 'upsert' OR seq > \($0))" } ?? ""
             let rows = try Row.fetchAll(
                 db,
                 sql: "SELECT seq, entity, entity_key, op FROM change_log WHERE seq > ? AND entity IN (\(entityList)) \(tombstones) ORDER BY seq LIMIT ?",
-                arguments: [since, limit + 1])
+                arguments: [position.sequence, limit + 1])
             let hasMore = rows.count > limit
             let page = rows.prefix(limit)
             let records = try Self.loadRecords(db, page.filter { $0["op"] == "upsert" })
@@ -34,8 +38,10 @@ extension SQLiteStore: SyncRepository {
                 if op == .upsert, record == nil { return nil }
                 return SyncChange(entity: entity, op: op, key: key, version: row["seq"], record: op == .upsert ? record : nil)
             }
-            let next: Int64 = hasMore ? (page.last?["seq"] ?? since) : head
-            return PullResponse(changes: changes, cursor: String(next), hasMore: hasMore)
+            let next = SyncCursor(
+                database: database, sequence: hasMore ? (page.last?["seq"] ?? position.sequence) : head,
+                snapshotStart: hasMore ? snapshotStart : nil)
+            return PullResponse(changes: changes, cursor: next.description, hasMore: hasMore)
         }
     }
 
@@ -69,10 +75,9 @@ extension SQLiteStore: SyncRepository {
 
     // MARK: Pull
 
-    static func parseCursor(_ cursor: String?) throws -> Int64 {
-        guard let cursor, !cursor.isEmpty else { return 0 }
-        guard let value = Int64(cursor), value >= 0 else { throw OakError.invalid("since", "is not a cursor this server issued") }
-        return value
+    /// This database's identity, which every cursor carries: a cursor from another database answers 410.
+    static func databaseID(_ db: Database) throws -> String {
+        try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'database_id'") ?? "0"
     }
 
     /// The current records of upserted keys, loaded in one query per entity, keyed `entity/key`.
@@ -123,6 +128,8 @@ extension SQLiteStore: SyncRepository {
             return try JSONDecoder().decode(PushResult.self, from: Data(stored.utf8))
         }
         let result = try decide(db, change, now: now)
+        // A rejection changed nothing: re-sending it is evaluated afresh (it may pass once its cause is fixed).
+        guard result.status != .rejected else { return result }
         try db.execute(
             sql: "INSERT INTO sync_receipts(digest, result, created_at) VALUES (?, ?, ?)",
             arguments: [digest, String(decoding: try encoder.encode(result), as: UTF8.self), WireTime.formatPrecise(now)])

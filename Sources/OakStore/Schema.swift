@@ -12,6 +12,7 @@ enum Schema {
         migrator.registerMigration("v2 sync columns and change log") { db in
             try addSyncColumns(db)
             try createChangeLog(db)
+            try db.execute(sql: taxonomyChangesNotes)
         }
         migrator.registerMigration("v3 full-text search") { db in
             try createSearchIndex(db)
@@ -152,6 +153,7 @@ enum Schema {
             CREATE TABLE sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
             -- The result of every pushed change, by digest, so a re-sent change gets the same answer.
             CREATE TABLE sync_receipts (digest TEXT PRIMARY KEY, result TEXT NOT NULL, created_at TEXT NOT NULL);
+            INSERT INTO sync_state(key, value) VALUES ('database_id', lower(hex(randomblob(6))));
             """)
         for (table, entity, key) in loggedTables {
             try db.execute(sql: "INSERT INTO change_log(entity, entity_key, op, changed_at) SELECT '\(entity)', \(key(table)), 'upsert', \(now) FROM \(table)")
@@ -192,6 +194,19 @@ enum Schema {
             }
         }
     }
+
+    /// A note shows its species' taxonomy, so a taxonomy change is a change of each of its notes.
+    static let taxonomyChangesNotes = """
+        CREATE TRIGGER oak_entries_taxonomy_changes_notes AFTER UPDATE OF subgenus, section, subsection, complex ON oak_entries
+        WHEN OLD.subgenus IS NOT NEW.subgenus OR OLD.section IS NOT NEW.section
+            OR OLD.subsection IS NOT NEW.subsection OR OLD.complex IS NOT NEW.complex
+        BEGIN
+            DELETE FROM change_log WHERE entity = 'notes'
+                AND entity_key IN (SELECT uuid FROM species_sources WHERE scientific_name = NEW.scientific_name);
+            INSERT INTO change_log(entity, entity_key, op, changed_at)
+                SELECT 'notes', uuid, 'upsert', \(now) FROM species_sources WHERE scientific_name = NEW.scientific_name AND uuid IS NOT NULL;
+        END;
+        """
 
     // MARK: v3
 

@@ -226,9 +226,23 @@ struct NotesRoutesTests {
             #expect(try stale.error().code == "PRECONDITION_FAILED")
             let staleDelete = try await client.send(.delete, "/api/v1/notes/\(id)", headers: [.ifMatch: etag])
             #expect(staleDelete.status == .preconditionFailed)
+            let any = try await client.send(.put, "/api/v1/notes/\(id)", json: #"{"fields": {"bark": "any"}}"#, headers: [.ifMatch: "*"])
+            #expect(any.status == .ok)
             let unconditional = try await client.send(.put, "/api/v1/notes/\(id)", json: #"{"fields": {"bark": "three"}}"#)
             #expect(unconditional.status == .ok)
             #expect(((try unconditional.object()["fields"] as? [String: Any])?["bark"] as? String) == "three")
+        }
+    }
+
+    @Test("an update that changes nothing keeps the note's version and updatedAt")
+    func noOpUpdate() async throws {
+        let env = try TestEnvironment()
+        try await env.test { client in
+            let created = try await client.send(.post, "/api/v1/notes", json: Self.albaNote).object()
+            env.clock.advance(60)
+            let same = try await client.send(.patch, "/api/v1/notes/\(created["id"] as? String ?? "")", json: #"{"fields": {"leaf": "7-9 rounded lobes"}}"#).object()
+            #expect(same["version"] as? Int == created["version"] as? Int)
+            #expect(same["updatedAt"] as? String == created["updatedAt"] as? String)
         }
     }
 }

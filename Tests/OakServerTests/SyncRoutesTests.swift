@@ -177,8 +177,11 @@ struct SyncRoutesTests {
             #expect(try gone.error().code == "GONE")
             let fresh = try await client.pullAll()
             #expect(try await client.send(.get, "/api/v1/sync/pull?since=\(fresh.cursor)").status == .ok)
-            let future = try await client.send(.get, "/api/v1/sync/pull?since=999999999")
+            let database = try #require(fresh.cursor.split(separator: ".").first)
+            let future = try await client.send(.get, "/api/v1/sync/pull?since=\(database).999999999")
             #expect(future.status == .gone)
+            let otherDatabase = try await client.send(.get, "/api/v1/sync/pull?since=0123456789ab.5")
+            #expect(otherDatabase.status == .gone)
             let garbage = try await client.send(.get, "/api/v1/sync/pull?since=abc")
             #expect(garbage.status == .badRequest)
         }
@@ -344,6 +347,60 @@ struct SyncRoutesTests {
             #expect(results[0]["status"] as? String == "stale")
             #expect((results[0]["note"] as? [String: Any])?["id"] as? String == first)
             #expect(try await env.count("SELECT COUNT(*) FROM species_sources WHERE scientific_name = 'alba'") == 1)
+        }
+    }
+
+    @Test("a full snapshot pages to the end even after tombstones were compacted, and sees deletes made while paging")
+    func pagedSnapshotAfterCompaction() async throws {
+        let env = try TestEnvironment()
+        try await env.test { client in
+            let doomed = try #require(try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba"}"#).object()["id"] as? String)
+            try await client.send(.delete, "/api/v1/notes/\(doomed)")
+            _ = try await env.store.compact(olderThan: Date().addingTimeInterval(60))
+            let kept = try #require(try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "robur"}"#).object()["id"] as? String)
+
+            let first = try await client.send(.get, "/api/v1/sync/pull?limit=5").object()
+            var cursor = try #require(first["cursor"] as? String)
+            try await client.send(.delete, "/api/v1/notes/\(kept)")
+            var changes = first["changes"] as? [[String: Any]] ?? []
+            while true {
+                let page = try await client.send(.get, "/api/v1/sync/pull?limit=5&since=\(cursor)")
+                #expect(page.status == .ok)
+                let body = try page.object()
+                changes += body["changes"] as? [[String: Any]] ?? []
+                cursor = try #require(body["cursor"] as? String)
+                if body["hasMore"] as? Bool != true { break }
+            }
+            #expect(!changes.contains { $0["key"] as? String == doomed })
+            #expect(changes.last { $0["key"] as? String == kept }?["op"] as? String == "delete")
+            #expect(try await client.send(.get, "/api/v1/sync/pull?since=\(cursor)").status == .ok)
+        }
+    }
+
+    @Test("a species' taxonomy change is a change of its notes")
+    func taxonomyChangeReachesNotes() async throws {
+        let env = try TestEnvironment()
+        try await env.test { client in
+            let note = try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "rubra"}"#).object()
+            let cursor = try await client.pullAll(entities: "notes").cursor
+            try await client.send(.put, "/api/v1/species/rubra", json: #"{"author": "L. (1753)"}"#)
+            #expect(try await client.pullAll(since: cursor, entities: "notes").changes.isEmpty)
+            try await client.send(.put, "/api/v1/species/rubra", json: #"{"subsection": "Rubrae"}"#)
+            let changes = try await client.pullAll(since: cursor, entities: "notes").changes
+            let record = try #require(changes.first?["record"] as? [String: Any])
+            #expect((record["taxonomy"] as? [String: Any])?["subsection"] as? String == "Rubrae")
+            #expect((record["version"] as? Int ?? 0) > (note["version"] as? Int ?? 0))
+        }
+    }
+
+    @Test("a rejected change re-sent after its cause is fixed is applied")
+    func rejectedThenFixed() async throws {
+        let env = try TestEnvironment()
+        try await env.test { client in
+            let change = SyncWire.change(UUID().uuidString.lowercased(), at: env.clock.now, species: "futura", bark: "x")
+            #expect(try await client.push([change])[0]["status"] as? String == "rejected")
+            try await client.send(.post, "/api/v1/species", json: #"{"scientific_name": "futura"}"#)
+            #expect(try await client.push([change])[0]["status"] as? String == "applied")
         }
     }
 }

@@ -55,9 +55,9 @@ struct NotesController {
         return id
     }
 
-    /// The version an `If-Match` header names; a header that names none can never match (412).
+    /// The version an `If-Match` header names (`*` matches any); a header that names none can never match (412).
     private func expectedVersion(_ request: Request) throws -> Int64? {
-        guard let header = request.headers[.ifMatch] else { return nil }
+        guard let header = request.headers[.ifMatch], header.trimmingCharacters(in: .whitespaces) != "*" else { return nil }
         let tag = header.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
             .trimmingCharacters(in: CharacterSet(charactersIn: "\""))
         guard let version = Int64(tag) else {

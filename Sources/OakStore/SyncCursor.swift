@@ -1,0 +1,39 @@
+import Foundation
+import OakModels
+
+/// A pull position, opaque to clients: `<database>.<sequence>`, or while paging a snapshot
+/// `<database>.<sequence>.<snapshot start>` (tombstones older than the snapshot's start are skipped).
+struct SyncCursor: CustomStringConvertible, Equatable {
+    var database: String
+    /// The last change sequence number delivered.
+    var sequence: Int64
+    /// While a snapshot is being paged: the log's head when it started.
+    var snapshotStart: Int64?
+
+    init(database: String, sequence: Int64, snapshotStart: Int64? = nil) {
+        self.database = database
+        self.sequence = sequence
+        self.snapshotStart = snapshotStart
+    }
+
+    /// Parses a client's cursor; none means the start of a snapshot. A cursor of another database
+    /// is answered 410, so the client starts over; one that was never issued is a 400.
+    init(parsing text: String?, database: String) throws {
+        guard let text, !text.isEmpty else {
+            self.init(database: database, sequence: 0)
+            return
+        }
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (2...3).contains(parts.count), let sequence = Int64(parts[1]), sequence >= 0,
+            parts.count == 2 || Int64(parts[2]) != nil
+        else { throw OakError.invalid("since", "is not a cursor this server issued") }
+        guard parts[0] == database else {
+            throw OakError(.gone, "The cursor belongs to another database; pull again without a cursor")
+        }
+        self.init(database: database, sequence: sequence, snapshotStart: parts.count == 3 ? Int64(parts[2]) : nil)
+    }
+
+    var description: String {
+        ([database, String(sequence)] + (snapshotStart.map { [String($0)] } ?? [])).joined(separator: ".")
+    }
+}
