@@ -4,33 +4,18 @@ import OakModels
 
 extension SQLiteStore: SpeciesRepository {
     public func listSpecies(filter: SpeciesFilter, limit: Int, offset: Int) async throws -> Page<Species> {
-        var conditions: [String] = []
-        var arguments = StatementArguments()
+        var sql = SQLFilter()
         for (column, value) in [
             ("subgenus", filter.subgenus), ("section", filter.section), ("subsection", filter.subsection),
             ("complex", filter.complex),
         ] {
-            if let value {
-                conditions.append("\(column) = ? COLLATE NOCASE")
-                arguments += [value]
-            }
+            sql.add("\(column) = ? COLLATE NOCASE", value)
         }
-        if let isHybrid = filter.isHybrid {
-            conditions.append("is_hybrid = ?")
-            arguments += [isHybrid]
-        }
-        if let sourceId = filter.sourceId {
-            conditions.append("scientific_name IN (SELECT scientific_name FROM species_sources WHERE source_id = ?)")
-            arguments += [sourceId]
-        }
-        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let pageArguments = arguments
+        sql.add("is_hybrid = ?", filter.isHybrid)
+        sql.add("scientific_name IN (SELECT scientific_name FROM species_sources WHERE source_id = ?)", filter.sourceId)
+        let query = sql
         return try await read { db in
-            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM oak_entries \(whereClause)", arguments: pageArguments) ?? 0
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM oak_entries \(whereClause) ORDER BY scientific_name LIMIT ? OFFSET ?",
-                arguments: pageArguments + [limit, offset])
-            return Page(data: rows.map(Species.init(row:)), pagination: Pagination(total: total, limit: limit, offset: offset))
+            try query.page(db, from: "oak_entries", orderBy: "scientific_name", limit: limit, offset: offset, Species.init(row:))
         }
     }
 

@@ -4,29 +4,15 @@ import OakModels
 
 extension SQLiteStore: TaxonRepository {
     public func listTaxa(level: TaxonLevel?, parent: String?, limit: Int, offset: Int) async throws -> Page<Taxon> {
-        var conditions: [String] = []
-        var arguments = StatementArguments()
-        if let level {
-            conditions.append("level = ?")
-            arguments += [level.rawValue]
-        }
-        if let parent {
-            conditions.append("parent = ? COLLATE NOCASE")
-            arguments += [parent]
-        }
-        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let pageArguments = arguments
+        var sql = SQLFilter()
+        sql.add("level = ?", level?.rawValue)
+        sql.add("parent = ? COLLATE NOCASE", parent)
+        let query = sql
         return try await read { db in
-            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM taxa \(whereClause)", arguments: pageArguments) ?? 0
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM taxa \(whereClause)
-                    ORDER BY CASE level WHEN 'subgenus' THEN 0 WHEN 'section' THEN 1 WHEN 'subsection' THEN 2 ELSE 3 END, name
-                    LIMIT ? OFFSET ?
-                    """,
-                arguments: pageArguments + [limit, offset])
-            return Page(data: rows.compactMap(Taxon.init(row:)), pagination: Pagination(total: total, limit: limit, offset: offset))
+            try query.page(
+                db, from: "taxa",
+                orderBy: "CASE level WHEN 'subgenus' THEN 0 WHEN 'section' THEN 1 WHEN 'subsection' THEN 2 ELSE 3 END, name",
+                limit: limit, offset: offset, Taxon.init(row:))
         }
     }
 

@@ -1,0 +1,28 @@
+import GRDB
+import OakModels
+
+/// The WHERE clause of a list query, built from optional filters.
+struct SQLFilter: Sendable {
+    private(set) var conditions: [String] = []
+    private(set) var arguments = StatementArguments()
+
+    /// Adds `condition` (with one `?`) when `value` is present.
+    mutating func add(_ condition: String, _ value: (any DatabaseValueConvertible & Sendable)?) {
+        guard let value else { return }
+        conditions.append(condition)
+        arguments += [value]
+    }
+
+    var whereClause: String { conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ") }
+
+    /// One page of `table`'s rows matching the filter, with the total count.
+    func page<Item>(
+        _ db: Database, from table: String, orderBy order: String, limit: Int, offset: Int, _ item: (Row) -> Item?
+    ) throws -> Page<Item> {
+        let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) \(whereClause)", arguments: arguments) ?? 0
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT * FROM \(table) \(whereClause) ORDER BY \(order) LIMIT ? OFFSET ?",
+            arguments: arguments + [limit, offset])
+        return Page(data: rows.compactMap(item), pagination: Pagination(total: total, limit: limit, offset: offset))
+    }
+}
