@@ -11,7 +11,8 @@ public struct Pagination: Codable, Hashable, Sendable {
         self.total = total
         self.limit = limit
         self.offset = offset
-        self.hasMore = offset + limit < total
+        // Written so that no offset, however large, can overflow.
+        self.hasMore = offset < total && total - offset > limit
     }
 
     /// The default page size.

@@ -36,7 +36,7 @@ public struct Validator: Sendable {
 
     /// Every element of a list must be a non-blank text of at most `maxLength` characters.
     public mutating func list(_ values: [String], _ field: String, maxLength: Int = 500) {
-        if values.contains(where: { $0.trimmingCharacters(in: .whitespaces).isEmpty || $0.count > maxLength }) {
+        if values.contains(where: { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || $0.count > maxLength }) {
             fail(field, "must contain non-empty texts of at most \(maxLength) characters")
         }
     }
