@@ -29,7 +29,7 @@ struct SpeciesRoutesTests {
         }
     }
 
-    @Test("limit above the maximum is clamped to 1000, not rejected; limit 0 is a 400")
+    @Test("limit above the maximum is clamped to 1000, not rejected; limit 0 is a 400; any offset is safe")
     func limitClamped() async throws {
         let env = try TestEnvironment()
         try await env.test { client in
@@ -39,6 +39,10 @@ struct SpeciesRoutesTests {
             let bad = try await client.send(.get, "/api/v1/species?limit=0")
             #expect(bad.status == .badRequest)
             #expect(try bad.invalidFields() == ["limit"])
+            let farOffset = try await client.send(.get, "/api/v1/species?offset=9223372036854775807")
+            #expect(farOffset.status == .ok)
+            #expect(try farOffset.data().isEmpty)
+            #expect((try farOffset.object()["pagination"] as? [String: Any])?["hasMore"] as? Bool == false)
             let notNumber = try await client.send(.get, "/api/v1/species?offset=abc")
             #expect(notNumber.status == .badRequest)
             #expect(try notNumber.invalidFields() == ["offset"])
