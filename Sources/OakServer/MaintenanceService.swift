@@ -13,14 +13,19 @@ struct MaintenanceService: Service {
     var interval: Duration = .seconds(86_400)
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                await compactOnce()
-                // Shutdown cancels the sleep; that ends the loop, not the server with an error.
-                guard (try? await Task.sleep(for: interval)) != nil else { return }
-                if backups.daily { await backupOnce() }
+        await cancelWhenGracefulShutdown {
+            await compactOnce()
+            // Shutdown cancels the sleep; that ends the loop, not the server with an error.
+            while (try? await Task.sleep(for: interval)) != nil {
+                await dailyWork()
             }
         }
+    }
+
+    /// What runs once a day: compaction, then the backup if enabled.
+    func dailyWork() async {
+        await compactOnce()
+        if backups.daily { await backupOnce() }
     }
 
     func compactOnce() async {

@@ -1,7 +1,11 @@
 import Foundation
 import HummingbirdTesting
+import Logging
+import OakModels
 import OakStore
 import Testing
+
+@testable import OakServer
 
 @Suite("Backups")
 struct BackupTests {
@@ -52,5 +56,25 @@ struct BackupTests {
         }
         #expect(served.0 == original.0)
         #expect(served.1 == original.1)
+    }
+}
+
+@Suite("Daily maintenance")
+struct DailyMaintenanceTests {
+    @Test("the daily work writes a backup, keeps the newest N, and compacts old tombstones")
+    func dailyBackupKeepsNewest() async throws {
+        let env = try TestEnvironment()
+        let directory = env.directory.appendingPathComponent("daily").path
+        let id = try await env.store.createNote(NoteInput(scientificName: "alba")).id
+        try await env.store.deleteNote(id: id, expectedVersion: nil)
+        let service = MaintenanceService(
+            store: env.store, retention: .seconds(0), backups: BackupSettings(directory: directory, keep: 2, daily: true),
+            logger: Logger(label: "test"))
+        for _ in 0..<3 {
+            await service.dailyWork()
+            env.clock.advance(86_400)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 2)
+        #expect(try await env.count("SELECT COUNT(*) FROM change_log WHERE op = 'delete'") == 0)
     }
 }
