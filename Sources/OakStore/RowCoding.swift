@@ -119,11 +119,12 @@ extension SpeciesSource {
 }
 
 extension Database {
-    /// Inserts a row from column values.
+    /// Inserts a row from column values, through a prepared statement cached by the connection.
     func insert(into table: String, _ values: [String: (any DatabaseValueConvertible)?]) throws {
         let columns = values.keys.sorted()
         let sql = "INSERT INTO \(table) (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-        try execute(sql: sql, arguments: StatementArguments(columns.map { values[$0] ?? nil }))
+        let arguments: StatementArguments = StatementArguments(columns.map { values[$0] ?? nil })
+        try cachedStatement(sql: sql).execute(arguments: arguments)
     }
 
     /// Updates the rows matching `condition` with column values.
