@@ -12,7 +12,8 @@ enum ColumnCoding {
 
     /// A JSON-array text column as strings; tolerant of NULL, empty and legacy comma-separated text.
     static func strings(_ text: String?) -> [String] {
-        guard let text, !text.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
+        // Most list columns are empty: skip the JSON decoder for them.
+        guard let text, text != "[]", !text.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
         if let data = text.data(using: .utf8), let list = try? JSONDecoder().decode([String].self, from: data) {
             return list
         }
@@ -21,7 +22,7 @@ enum ColumnCoding {
 
     /// A JSON-array text column of free-form values.
     static func values(_ text: String?) -> [JSONValue] {
-        guard let text, let data = text.data(using: .utf8),
+        guard let text, text != "[]", let data = text.data(using: .utf8),
             let list = try? JSONDecoder().decode([JSONValue].self, from: data)
         else { return [] }
         return list
