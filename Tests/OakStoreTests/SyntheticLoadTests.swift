@@ -17,13 +17,15 @@ struct SyntheticLoadTests {
         let load = SyntheticLoad(species: 120, speciesSources: 50, notes: 300)
         let summary = try await store.addSyntheticLoad(load)
         #expect(summary.sourcesAdded == 2)  // 300 notes over 120 species need 3 personal sources
-        try await store.pool.read { db in
-            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM oak_entries") == 120)
-            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM species_sources WHERE source_id IN (1, 2)") == 50)
-            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM species_sources WHERE source_id NOT IN (1, 2)") == 300)
-            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM species_sources WHERE source_id = 3") == 120)
-            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM change_log WHERE entity = 'notes'") == 350)
+        let counts = try await store.pool.read { db in
+            try [
+                "SELECT COUNT(*) FROM oak_entries", "SELECT COUNT(*) FROM species_sources WHERE source_id IN (1, 2)",
+                "SELECT COUNT(*) FROM species_sources WHERE source_id NOT IN (1, 2)",
+                "SELECT COUNT(*) FROM species_sources WHERE source_id = 3",
+                "SELECT COUNT(*) FROM change_log WHERE entity = 'notes'",
+            ].map { try Int.fetchOne(db, sql: $0) ?? -1 }
         }
+        #expect(counts == [120, 50, 300, 120, 350])
         for species in try await store.listSpecies(filter: SpeciesFilter(), limit: 1000, offset: 0).data { try species.validate() }
         #expect(try await store.notes(species: nil, sourceId: 3).count == 120)
         #expect(try await store.searchSpecies(query: "oak", limit: 5).isEmpty == false)
