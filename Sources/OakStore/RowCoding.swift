@@ -12,7 +12,8 @@ enum ColumnCoding {
 
     /// A JSON-array text column as strings; tolerant of NULL, empty and legacy comma-separated text.
     static func strings(_ text: String?) -> [String] {
-        guard let text, !text.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
+        // Most list columns are empty: skip the JSON decoder for them.
+        guard let text, text != "[]", !text.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
         if let data = text.data(using: .utf8), let list = try? JSONDecoder().decode([String].self, from: data) {
             return list
         }
@@ -21,7 +22,7 @@ enum ColumnCoding {
 
     /// A JSON-array text column of free-form values.
     static func values(_ text: String?) -> [JSONValue] {
-        guard let text, let data = text.data(using: .utf8),
+        guard let text, text != "[]", let data = text.data(using: .utf8),
             let list = try? JSONDecoder().decode([JSONValue].self, from: data)
         else { return [] }
         return list
@@ -119,11 +120,12 @@ extension SpeciesSource {
 }
 
 extension Database {
-    /// Inserts a row from column values.
+    /// Inserts a row from column values, through a prepared statement cached by the connection.
     func insert(into table: String, _ values: [String: (any DatabaseValueConvertible)?]) throws {
         let columns = values.keys.sorted()
         let sql = "INSERT INTO \(table) (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-        try execute(sql: sql, arguments: StatementArguments(columns.map { values[$0] ?? nil }))
+        let arguments: StatementArguments = StatementArguments(columns.map { values[$0] ?? nil })
+        try cachedStatement(sql: sql).execute(arguments: arguments)
     }
 
     /// Updates the rows matching `condition` with column values.

@@ -84,6 +84,6 @@ extension SQLiteStore: CatalogRepository {
 
     /// The newest change sequence number: it moves on every committed mutation.
     static func changeLogVersion(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'")) ?? 0
     }
 }

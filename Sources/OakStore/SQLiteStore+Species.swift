@@ -92,7 +92,8 @@ extension SQLiteStore: SpeciesRepository {
 
     static func fetchSpecies(_ db: Database, _ name: String) throws -> Species {
         let key = Species.normalizedName(name)
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM oak_entries WHERE scientific_name = ?", arguments: [key])
+        // A cached statement: this lookup is on the hot path of most species and note routes.
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM oak_entries WHERE scientific_name = ?"), arguments: [key])
         else { throw OakError.notFound("Species", key) }
         return Species(row: row)
     }

@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Helpers of scripts/bench: timed HTTP clients (cold start, sync pull, sync push) and the report.
+
+Standard library only; every timing subcommand prints one JSON object.
+"""
+import argparse
+import datetime
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+
+try:  # a faster parser when installed; the stdlib one otherwise
+    from orjson import loads
+except ImportError:
+    from json import loads
+
+
+def free_port(_args):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        print(s.getsockname()[1])
+
+
+def db_info(args):
+    """The seeded database's row counts and file size."""
+    db = sqlite3.connect(args.db)
+    one = lambda sql: db.execute(sql).fetchone()[0]
+    data = (f"{one('SELECT COUNT(*) FROM oak_entries')} species, "
+            f"{one('SELECT COUNT(*) FROM species_sources WHERE source_id IN (1, 2)')} species sources, "
+            f"{one('SELECT COUNT(*) FROM species_sources WHERE source_id NOT IN (1, 2)')} notes, "
+            f"{one('SELECT COUNT(*) FROM change_log')} change-log rows")
+    print(json.dumps({"data": data, "db_mb": round(os.path.getsize(args.db) / 2**20, 1)}))
+
+
+def summary(times_ms, **extra):
+    """The median and every run, in milliseconds."""
+    return {"median_ms": round(statistics.median(times_ms), 2), "runs_ms": [round(t, 2) for t in times_ms], **extra}
+
+
+def request(conn, method, path, body=None, key=None):
+    """One request on a kept-alive connection; fails loudly on an unexpected status."""
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    conn.request(method, path, body=body, headers=headers)
+    response = conn.getresponse()
+    data = response.read()
+    if response.status >= 300:
+        sys.exit(f"{method} {path}: HTTP {response.status}: {data[:300]!r}")
+    return data
+
+
+def coldstart(args):
+    """Time from spawning `oak serve` to /health/ready answering 200, median of --runs."""
+    times = []
+    for _ in range(args.runs):
+        port = args.port
+        start = time.perf_counter()
+        server = subprocess.Popen(
+            [args.oak, "serve", "--db", args.db, "--port", str(port), "--no-rate-limit", "--no-daily-backup",
+             "--backup-dir", args.backup_dir],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            while True:
+                try:
+                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                    conn.request("GET", "/health/ready")
+                    if conn.getresponse().status == 200:
+                        break
+                except OSError:
+                    pass
+                if server.poll() is not None:
+                    sys.exit(f"oak serve exited with status {server.returncode} before it was ready")
+                if time.perf_counter() - start > 30:
+                    sys.exit("oak serve was not ready within 30 s")
+                time.sleep(0.001)
+            times.append((time.perf_counter() - start) * 1000)
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait()
+    print(json.dumps(summary(times)))
+
+
+def pull(args):
+    """A full sync pull from no cursor, following `cursor` until `hasMore` is false; median of --runs."""
+    times = []
+    for _ in range(args.runs):
+        start = time.perf_counter()
+        conn = http.client.HTTPConnection(args.host, args.port)
+        cursor, changes, pages = None, 0, 0
+        while True:
+            page = loads(request(conn, "GET", "/api/v1/sync/pull" + (f"?since={cursor}" if cursor else "")))
+            changes += len(page["changes"])
+            pages += 1
+            cursor = page["cursor"]
+            if not page["hasMore"]:
+                break
+        conn.close()
+        times.append((time.perf_counter() - start) * 1000)
+    print(json.dumps(summary(times, changes=changes, pages=pages)))
+
+
+def push(args):
+    """Pushes --notes new notes in batches of --batch; times the batches only; median of --runs.
+
+    Each run first creates fresh sources (untimed), so every note is new for its (species, source) pair.
+    """
+    conn = http.client.HTTPConnection(args.host, args.port)
+    species = [s["scientific_name"] for s in loads(request(conn, "GET", "/api/v1/species?limit=1000"))["data"]]
+    times = []
+    for run in range(args.runs):
+        sources = [
+            loads(request(conn, "POST", "/api/v1/sources", json.dumps(
+                {"source_type": "personal", "name": f"Bench push {os.getpid()}-{run}-{i}"}), args.key))["id"]
+            for i in range(-(-args.notes // len(species)))]
+        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        changes = [{
+            "id": str(uuid.uuid4()), "op": "upsert", "baseVersion": None, "updatedAt": now,
+            "note": {"scientificName": species[i % len(species)], "sourceId": sources[i // len(species)],
+                     "fields": {"commonNames": "Bench oak", "leaf": f"Leaf note {i}", "fieldNotes": f"Pushed note {i} of run {run}"}},
+        } for i in range(args.notes)]
+        bodies = [json.dumps({"changes": changes[i:i + args.batch]}) for i in range(0, len(changes), args.batch)]
+        start = time.perf_counter()
+        results = [loads(request(conn, "POST", "/api/v1/sync/push", body, args.key))["results"] for body in bodies]
+        times.append((time.perf_counter() - start) * 1000)
+        statuses = {r["status"] for batch in results for r in batch}
+        if statuses != {"applied"}:
+            sys.exit(f"push: expected every change applied, got {statuses}")
+    print(json.dumps(summary(times, notes=args.notes, batches=len(bodies))))
+
+
+# Targets by result name: (field, comparison, limit, label).
+TARGETS = {
+    "species_alba": [("ratio", ">=", 0.5, "≥ 50% of baseline"), ("p99_ms", "<=", 5.0, "p99 ≤ 5 ms")],
+    "species_list": [("ratio", ">=", 0.3, "≥ 30% of baseline")],
+    "species_full": [("ratio", ">=", 0.3, "≥ 30% of baseline")],
+    "export_304": [("ratio", ">=", 0.5, "≥ 50% of baseline")],
+    "search": [("ratio", ">=", 0.2, "≥ 20% of baseline")],
+    "export_rebuild": [("median_ms", "<=", 20.0, "≤ 20 ms")],
+    "sync_pull": [("median_ms", "<=", 300.0, "≤ 300 ms")],
+    "sync_push": [("median_ms", "<=", 500.0, "≤ 500 ms")],
+    "cold_start": [("median_ms", "<=", 200.0, "≤ 200 ms")],
+    "peak_rss": [("mb", "<=", 64.0, "≤ 64 MB")],
+}
+
+
+def verdict(name, result):
+    """The targets of a result and whether each is met."""
+    checks = []
+    for field, op, limit, label in TARGETS.get(name, []):
+        value = result[field]
+        checks.append((label, value >= limit if op == ">=" else value <= limit))
+    target = "; ".join(label for label, _ in checks) or "–"
+    met = " ".join("yes" if ok else "**no**" for _, ok in checks) or "–"
+    return target, met
+
+
+def markdown(results):
+    """The results as two markdown tables: wrk endpoints, then end-to-end measures."""
+    meta = results["meta"]
+    lines = [
+        f"Run {meta['date']} ({meta['label']} mode) on {meta['machine']}; {meta['build']} build; wrk 1 thread, {meta['connections']} connections, "
+        f"{meta['duration']} per endpoint over loopback; database: {meta['data']} ({meta['db_mb']} MB).",
+        "",
+        "| Endpoint | req/s | × baseline | p50 ms | p99 ms | Target | Met |",
+        "|---|---:|---:|---:|---:|---|---|",
+    ]
+    for name, r in results["endpoints"].items():
+        target, met = verdict(name, r)
+        lines.append(f"| {r['label']} | {r['rps']:,.0f} | {r['ratio']:.2f} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {target} | {met} |")
+    lines += ["", "| Measure | Result | Target | Met |", "|---|---:|---|---|"]
+    for name, r in results["measures"].items():
+        target, met = verdict(name, r)
+        lines.append(f"| {r['label']} | {r['text']} | {target} | {met} |")
+    return "\n".join(lines)
+
+
+def report(args):
+    """Combines the raw JSON lines of a run into the results file, prints the tables, updates BENCHMARKS.md."""
+    raw = [json.loads(line) for line in open(args.raw) if line.strip()]
+    by_name = {r["name"]: r for r in raw}
+    baseline = by_name["baseline"]["wrk"]["rps"]
+    failures = [r["name"] for r in raw if "wrk" in r and (r["wrk"]["socket_errors"] or r["wrk"]["http_errors"] or not r["wrk"]["requests"])]
+    endpoints = {
+        r["name"]: {"label": r["label"], **r["wrk"], "ratio": round(r["wrk"]["rps"] / baseline, 3)}
+        for r in raw if "wrk" in r}
+    measures = {}
+    for r in raw:
+        if "median_ms" in r:
+            detail = ", ".join(f"{k} {r[k]}" for k in ("changes", "pages", "notes", "batches", "bytes") if k in r)
+            measures[r["name"]] = {**r, "text": f"{r['median_ms']:.1f} ms" + (f" ({detail})" if detail else "")}
+        elif "mb" in r:
+            measures[r["name"]] = {**r, "text": f"{r['mb']:.1f} MB"}
+    results = {"meta": by_name["meta"], "endpoints": endpoints, "measures": measures}
+    with open(args.out, "w") as f:
+        json.dump(results, f, indent=2)
+    table = markdown(results)
+    print(table)
+    if args.update:
+        text = open(args.update).read()
+        start, end = "<!-- bench:results -->", "<!-- /bench:results -->"
+        text = re.sub(re.escape(start) + ".*?" + re.escape(end), lambda _: f"{start}\n{table}\n{end}", text, flags=re.S)
+        with open(args.update, "w") as f:
+            f.write(text)
+    if failures:
+        sys.exit(f"errors or non-2xx/3xx answers in: {', '.join(failures)}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    commands = parser.add_subparsers(required=True)
+    commands.add_parser("free-port", help="print a free loopback port").set_defaults(run=free_port)
+
+    p = commands.add_parser("db-info", help="print a database's row counts and size")
+    p.add_argument("--db", required=True)
+    p.set_defaults(run=db_info)
+
+    p = commands.add_parser("coldstart", help="time oak serve from spawn to ready")
+    p.add_argument("--oak", required=True)
+    p.add_argument("--db", required=True)
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--backup-dir", required=True)
+    p.add_argument("--runs", type=int, default=5)
+    p.set_defaults(run=coldstart)
+
+    for name, run in (("pull", pull), ("push", push)):
+        p = commands.add_parser(name, help=f"time a sync {name}")
+        p.add_argument("--host", default="127.0.0.1")
+        p.add_argument("--port", type=int, required=True)
+        p.add_argument("--runs", type=int, default=5)
+        p.set_defaults(run=run)
+        if name == "push":
+            p.add_argument("--key", required=True)
+            p.add_argument("--notes", type=int, default=1000)
+            p.add_argument("--batch", type=int, default=100)
+
+    p = commands.add_parser("report", help="write the results JSON and print the tables")
+    p.add_argument("--raw", required=True, help="the run's JSON lines")
+    p.add_argument("--out", required=True, help="results JSON to write")
+    p.add_argument("--update", help="a markdown file whose bench:results section gets the tables")
+    p.set_defaults(run=report)
+
+    args = parser.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()
