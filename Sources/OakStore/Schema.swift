@@ -210,45 +210,60 @@ enum Schema {
 
     // MARK: v3
 
+    /// Names that have (or had) a row in the index, with stable integer ids: `species_fts` rows use them as rowids,
+    /// so re-indexing a species is a lookup, not a scan (and VACUUM keeps INTEGER PRIMARY KEY ids).
+    static let searchKey = "(SELECT id FROM species_search_keys WHERE scientific_name = %@)"
+
     /// SQL that re-indexes one species (named by an SQL expression) in the full-text index.
     static func reindexSpecies(_ name: String) -> String {
         """
-        DELETE FROM species_fts WHERE scientific_name = \(name);
-        INSERT INTO species_fts(scientific_name, synonyms, local_names)
-            SELECT scientific_name, COALESCE(synonyms, ''),
+        INSERT OR IGNORE INTO species_search_keys(scientific_name) SELECT scientific_name FROM oak_entries WHERE scientific_name = \(name);
+        DELETE FROM species_fts WHERE rowid = \(searchKey.replacingOccurrences(of: "%@", with: name));
+        INSERT INTO species_fts(rowid, scientific_name, synonyms, local_names)
+            SELECT k.id, e.scientific_name, COALESCE(e.synonyms, ''),
                 (SELECT COALESCE(group_concat(local_names, ' '), '') FROM species_sources s WHERE s.scientific_name = e.scientific_name)
-            FROM oak_entries e WHERE e.scientific_name = \(name);
+            FROM oak_entries e JOIN species_search_keys k ON k.scientific_name = e.scientific_name
+            WHERE e.scientific_name = \(name);
         """
     }
 
-    /// An FTS5 index over scientific names, synonyms and every source's local names, kept current by triggers.
+    /// SQL: whether a `local_names` value (an SQL expression) holds any name.
+    static func hasNames(_ column: String) -> String { "(\(column) IS NOT NULL AND \(column) NOT IN ('', '[]'))" }
+
+    /// An FTS5 index over scientific names, synonyms and every source's local names, kept current by triggers
+    /// that run only when an indexed value changes.
     static func createSearchIndex(_ db: Database) throws {
         try db.execute(sql: """
+            CREATE TABLE species_search_keys (id INTEGER PRIMARY KEY, scientific_name TEXT NOT NULL UNIQUE);
             CREATE VIRTUAL TABLE species_fts USING fts5(
                 scientific_name, synonyms, local_names, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
             );
-            INSERT INTO species_fts(scientific_name, synonyms, local_names)
-                SELECT scientific_name, COALESCE(synonyms, ''),
+            INSERT INTO species_search_keys(scientific_name) SELECT scientific_name FROM oak_entries;
+            INSERT INTO species_fts(rowid, scientific_name, synonyms, local_names)
+                SELECT k.id, e.scientific_name, COALESCE(e.synonyms, ''),
                     (SELECT COALESCE(group_concat(local_names, ' '), '') FROM species_sources s WHERE s.scientific_name = e.scientific_name)
-                FROM oak_entries e;
+                FROM oak_entries e JOIN species_search_keys k ON k.scientific_name = e.scientific_name;
             CREATE TRIGGER oak_entries_indexed_insert AFTER INSERT ON oak_entries BEGIN
                 \(reindexSpecies("NEW.scientific_name"))
             END;
-            CREATE TRIGGER oak_entries_indexed_update AFTER UPDATE ON oak_entries BEGIN
-                DELETE FROM species_fts WHERE scientific_name = OLD.scientific_name;
+            CREATE TRIGGER oak_entries_indexed_update AFTER UPDATE ON oak_entries
+            WHEN OLD.synonyms IS NOT NEW.synonyms OR OLD.scientific_name IS NOT NEW.scientific_name BEGIN
+                DELETE FROM species_fts WHERE rowid = \(searchKey.replacingOccurrences(of: "%@", with: "OLD.scientific_name"));
                 \(reindexSpecies("NEW.scientific_name"))
             END;
             CREATE TRIGGER oak_entries_indexed_delete AFTER DELETE ON oak_entries BEGIN
-                DELETE FROM species_fts WHERE scientific_name = OLD.scientific_name;
+                DELETE FROM species_fts WHERE rowid = \(searchKey.replacingOccurrences(of: "%@", with: "OLD.scientific_name"));
+                DELETE FROM species_search_keys WHERE scientific_name = OLD.scientific_name;
             END;
-            CREATE TRIGGER species_sources_indexed_insert AFTER INSERT ON species_sources BEGIN
+            CREATE TRIGGER species_sources_indexed_insert AFTER INSERT ON species_sources WHEN \(hasNames("NEW.local_names")) BEGIN
                 \(reindexSpecies("NEW.scientific_name"))
             END;
-            CREATE TRIGGER species_sources_indexed_update AFTER UPDATE OF local_names, scientific_name ON species_sources BEGIN
+            CREATE TRIGGER species_sources_indexed_update AFTER UPDATE OF local_names, scientific_name ON species_sources
+            WHEN OLD.local_names IS NOT NEW.local_names OR OLD.scientific_name IS NOT NEW.scientific_name BEGIN
                 \(reindexSpecies("OLD.scientific_name"))
                 \(reindexSpecies("NEW.scientific_name"))
             END;
-            CREATE TRIGGER species_sources_indexed_delete AFTER DELETE ON species_sources BEGIN
+            CREATE TRIGGER species_sources_indexed_delete AFTER DELETE ON species_sources WHEN \(hasNames("OLD.local_names")) BEGIN
                 \(reindexSpecies("OLD.scientific_name"))
             END;
             """)
