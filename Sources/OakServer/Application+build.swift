@@ -32,13 +32,14 @@ public func buildRouter(
     })
     let router = Router(context: OakRequestContext.self, options: [.autoGenerateHeadEndpoints])
     router.add(middleware: RequestLogMiddleware(metrics: metrics, trustProxy: configuration.trustProxy))
-    router.add(middleware: CompressionMiddleware())
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: CORSMiddleware(allowedOrigins: configuration.corsOrigins))
     router.add(middleware: ErrorMiddleware(routes: routes))
     if let limits = configuration.rateLimits {
         router.add(middleware: RateLimitMiddleware(limiter: rateLimiter ?? RateLimiter(maxClients: limits.maxClients), limits: limits))
     }
+    router.add(middleware: ResponseCacheMiddleware(cache: ResponseCache(), store: store))
+    router.add(middleware: CompressionMiddleware())
     router.add(middleware: RequestLimitsMiddleware(maxBodySize: configuration.maxBodySize))
     return addRoutes(to: router, configuration, store, metrics)
 }

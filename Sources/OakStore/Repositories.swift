@@ -95,4 +95,7 @@ public protocol MaintenanceRepository: Sendable {
     func backup(into directory: String, keep: Int) async throws -> BackupInfo
     /// What the connection pool is doing now.
     var poolStatus: PoolStatus { get }
+    /// Changes whenever the data may have changed; answers derived from the data can be cached under it.
+    func dataVersion() async throws -> DataVersion
 }
+

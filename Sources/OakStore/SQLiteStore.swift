@@ -37,7 +37,11 @@ public final class SQLiteStore: Sendable {
     /// Runs a write transaction, turning constraint violations the checks missed into 409s.
     func write<T: Sendable>(_ updates: @Sendable @escaping (Database) throws -> T) async throws -> T {
         activity.begin(write: true)
-        defer { activity.end(write: true) }
+        defer {
+            activity.end(write: true)
+            // After the commit (or rollback): anything derived from the data before it is now suspect.
+            activity.bumpGeneration()
+        }
         do {
             return try await pool.write(updates)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
@@ -59,6 +63,23 @@ public final class SQLiteStore: Sendable {
     }
 
     static let maxReaders = 4
+
+    /// A value that changes whenever the data may have changed: on every write through this store at once,
+    /// and within a second for writes by other processes (older tools writing the file directly).
+    /// Read it before reading the data that a cached answer is derived from.
+    public func dataVersion() async throws -> DataVersion {
+        let now = ContinuousClock.now - Self.started
+        let seconds = Double(now.components.seconds) + Double(now.components.attoseconds) / 1e18
+        var state = activity.generationState(now: seconds, refreshAfter: 1)
+        if state.due {
+            let head = try await read { db in try Self.changeLogVersion(db) }
+            activity.observe(head: head, at: seconds)
+            state.head = head
+        }
+        return DataVersion(writes: state.generation, changeLogHead: state.head)
+    }
+
+    private static let started = ContinuousClock.now
 
     /// The current time at the database's precision (milliseconds).
     var now: Date { WireTime.milliseconds(clock()) }
@@ -89,13 +110,32 @@ public struct PoolStatus: Sendable {
     public var fileBytes: Int
 }
 
-/// Counts reads and writes in flight.
+/// Counts reads and writes in flight, and the writes made through this store.
 final class PoolActivity: @unchecked Sendable {
     private let lock = NSLock()
     private var reads = 0
     private var writes = 0
+    private var generation: UInt64 = 0
+    /// The change-log head last read, and when (seconds, monotonic), to notice other processes' writes.
+    private var observedHead: Int64 = -1
+    private var observedAt: Double = -.infinity
+
+    func bumpGeneration() { lock.withLock { generation &+= 1 } }
+
+    /// The in-process write count, and whether the change-log head is due to be read again.
+    func generationState(now: Double, refreshAfter: Double) -> (generation: UInt64, head: Int64, due: Bool) {
+        lock.withLock { (generation, observedHead, now - observedAt >= refreshAfter) }
+    }
+
+    func observe(head: Int64, at now: Double) { lock.withLock { (observedHead, observedAt) = (head, now) } }
 
     func begin(write: Bool) { lock.withLock { if write { writes += 1 } else { reads += 1 } } }
     func end(write: Bool) { lock.withLock { if write { writes -= 1 } else { reads -= 1 } } }
     var current: (reads: Int, writes: Int) { lock.withLock { (reads, writes) } }
+}
+
+/// See `SQLiteStore.dataVersion()`.
+public struct DataVersion: Hashable, Sendable {
+    var writes: UInt64
+    var changeLogHead: Int64
 }

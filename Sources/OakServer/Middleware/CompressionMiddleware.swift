@@ -13,9 +13,7 @@ struct CompressionMiddleware: RouterMiddleware {
         guard Self.acceptsGzip(request.headers[.acceptEncoding]), response.headers[.contentEncoding] == nil,
             let length = response.body.contentLength, length > minimumSize
         else { return response }
-        let collector = BodyCollector()
-        try await response.body.write(collector)
-        var plain = collector.buffer
+        var plain = try await BodyCollector.collect(response.body)
         let compressed = try plain.compress(with: .gzip())
         response.body = ResponseBody(byteBuffer: compressed)
         response.headers[.contentEncoding] = "gzip"
@@ -35,8 +33,14 @@ struct CompressionMiddleware: RouterMiddleware {
 }
 
 /// Collects a response body into one buffer.
-private final class BodyCollector: ResponseBodyWriter, @unchecked Sendable {
+final class BodyCollector: ResponseBodyWriter, @unchecked Sendable {
     var buffer = ByteBuffer()
+
+    static func collect(_ body: ResponseBody) async throws -> ByteBuffer {
+        let collector = BodyCollector()
+        try await body.write(collector)
+        return collector.buffer
+    }
 
     func write(_ buffer: ByteBuffer) async throws {
         var buffer = buffer

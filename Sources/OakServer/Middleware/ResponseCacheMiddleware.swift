@@ -1,0 +1,105 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import OakStore
+
+/// Serves repeated reads from memory: a successful GET under `/api/v1` is kept, with its headers, until
+/// the data may have changed (`dataVersion`). It sits outside compression, so a gzipped body is kept too
+/// (keyed by whether the client accepts gzip), and answers `If-None-Match` itself.
+struct ResponseCacheMiddleware: RouterMiddleware {
+    let cache: ResponseCache
+    let store: any MaintenanceRepository
+
+    func handle(_ request: Request, context: OakRequestContext, next: (Request, OakRequestContext) async throws -> Response)
+        async throws -> Response
+    {
+        guard request.method == .get, Self.isCacheable(request.uri.path) else { return try await next(request, context) }
+        let version = try await store.dataVersion()
+        let key = "\(CompressionMiddleware.acceptsGzip(request.headers[.acceptEncoding]) ? "gzip" : "plain") \(request.uri)"
+        if let entry = cache.entry(for: key, at: version) {
+            if let etag = entry.headers[.eTag], request.headers[.ifNoneMatch].map({ Self.matches($0, etag) }) == true {
+                return Response(status: .notModified, headers: entry.headers.filter { $0.name == .eTag || $0.name == .cacheControl })
+            }
+            return Response(status: .ok, headers: entry.headers, body: .init(byteBuffer: entry.body))
+        }
+        let response = try await next(request, context)
+        guard response.status == .ok, let length = response.body.contentLength, length <= cache.maxEntryBytes else {
+            return response
+        }
+        let body = try await BodyCollector.collect(response.body)
+        cache.store(ResponseCache.Entry(headers: response.headers, body: body), for: key, at: version)
+        return Response(status: .ok, headers: response.headers, body: .init(byteBuffer: body))
+    }
+
+    /// Reads whose answer depends only on the URI and the data (not on who asks).
+    static func isCacheable(_ path: String) -> Bool {
+        path.hasPrefix("/api/v1/") && !path.hasPrefix("/api/v1/auth/") && !path.hasPrefix("/api/v1/health")
+    }
+
+    /// Weak comparison of an `If-None-Match` list with an ETag.
+    static func matches(_ header: String, _ etag: String) -> Bool {
+        header.split(separator: ",").contains {
+            let tag = $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
+            return tag == "*" || tag == etag
+        }
+    }
+}
+
+/// The entries of the response cache, bounded in count and bytes (least recently used go first).
+final class ResponseCache: @unchecked Sendable {
+    struct Entry {
+        var headers: HTTPFields
+        var body: ByteBuffer
+    }
+
+    private struct Slot {
+        var entry: Entry
+        var version: DataVersion
+        var lastUsed: UInt64
+    }
+
+    private let lock = NSLock()
+    private var slots: [String: Slot] = [:]
+    private var bytes = 0
+    private var tick: UInt64 = 0
+    let maxEntries: Int
+    let maxBytes: Int
+    var maxEntryBytes: Int { maxBytes / 2 }
+
+    init(maxEntries: Int = 1024, maxBytes: Int = 32 << 20) {
+        self.maxEntries = maxEntries
+        self.maxBytes = maxBytes
+    }
+
+    func entry(for key: String, at version: DataVersion) -> Entry? {
+        lock.withLock {
+            guard var slot = slots[key], slot.version == version else { return nil }
+            tick &+= 1
+            slot.lastUsed = tick
+            slots[key] = slot
+            return slot.entry
+        }
+    }
+
+    func store(_ entry: Entry, for key: String, at version: DataVersion) {
+        lock.withLock {
+            tick &+= 1
+            if let old = slots[key] { bytes -= old.entry.body.readableBytes }
+            slots[key] = Slot(entry: entry, version: version, lastUsed: tick)
+            bytes += entry.body.readableBytes
+            // Entries of an older version are dead weight; then the least recently used go.
+            if slots.count > maxEntries || bytes > maxBytes {
+                for (staleKey, slot) in slots where slot.version != version {
+                    bytes -= slot.entry.body.readableBytes
+                    slots[staleKey] = nil
+                }
+            }
+            while slots.count > maxEntries || bytes > maxBytes, let oldest = slots.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
+                bytes -= oldest.value.entry.body.readableBytes
+                slots[oldest.key] = nil
+            }
+        }
+    }
+
+    var count: Int { lock.withLock { slots.count } }
+}
