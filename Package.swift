@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "OakModels", targets: ["OakModels"]),
         .library(name: "OakStore", targets: ["OakStore"]),
         .library(name: "OakServer", targets: ["OakServer"]),
+        .library(name: "OakClient", targets: ["OakClient"]),
+        .library(name: "OakSync", targets: ["OakSync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -18,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(name: "OakModels"),
@@ -41,6 +44,21 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(
+            name: "OakClient",
+            dependencies: [
+                "OakModels",
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
+            ]
+        ),
+        .target(
+            name: "OakSync",
+            dependencies: [
+                "OakModels",
+                "OakClient",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .executableTarget(
             name: "oak",
             dependencies: [
@@ -60,6 +78,14 @@ let package = Package(
             name: "OakServerTests",
             dependencies: [
                 "OakServer", "OakStore", "OakModels",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
+            name: "OakSyncTests",
+            dependencies: [
+                "OakSync", "OakClient", "OakServer", "OakStore", "OakModels",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
