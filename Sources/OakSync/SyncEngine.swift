@@ -6,8 +6,11 @@ import OakModels
 public struct SyncConfiguration: Sendable {
     /// Changes per push request (the server takes at most 500).
     public var pushBatchSize: Int
-    /// Changes per pull page.
+    /// Changes per page of an incremental pull.
     public var pullPageSize: Int
+    /// Changes per page of a full snapshot; the server's maximum, so that a snapshot of today's compendium
+    /// takes one page (the server answers 410 to the cursor of an intermediate snapshot page once it has compacted).
+    public var snapshotPageSize: Int
     public var retry: RetryPolicy
     /// Quiet time after a local write before the engine syncs.
     public var debounce: Duration
@@ -17,11 +20,12 @@ public struct SyncConfiguration: Sendable {
     public var maxRounds: Int
 
     public init(
-        pushBatchSize: Int = 100, pullPageSize: Int = 500, retry: RetryPolicy = RetryPolicy(), debounce: Duration = .seconds(2),
+        pushBatchSize: Int = 100, pullPageSize: Int = 500, snapshotPageSize: Int = 5000, retry: RetryPolicy = RetryPolicy(), debounce: Duration = .seconds(2),
         period: Duration = .seconds(300), maxRounds: Int = 3
     ) {
         self.pushBatchSize = pushBatchSize
         self.pullPageSize = pullPageSize
+        self.snapshotPageSize = snapshotPageSize
         self.retry = retry
         self.debounce = debounce
         self.period = period
@@ -184,7 +188,7 @@ public actor SyncEngine {
         while true {
             let page: PullResponse
             do {
-                page = try await fetchPage(since: since)
+                page = try await fetchPage(since: since, limit: configuration.pullPageSize)
             } catch let error as OakClientError where error.status == 410 {
                 return try await pullSnapshot()
             }
@@ -199,7 +203,7 @@ public actor SyncEngine {
         var changes: [SyncChange] = []
         var since: String?
         while true {
-            let page = try await fetchPage(since: since)
+            let page = try await fetchPage(since: since, limit: configuration.snapshotPageSize)
             changes += page.changes
             since = page.cursor
             if !page.hasMore { break }
@@ -207,8 +211,8 @@ public actor SyncEngine {
         try await reconciler.applySnapshot(changes, cursor: since ?? "0")
     }
 
-    private func fetchPage(since: String?) async throws -> PullResponse {
-        let (client, limit) = (client, configuration.pullPageSize)
+    private func fetchPage(since: String?, limit: Int) async throws -> PullResponse {
+        let client = client
         return try await configuration.retry.run(sleeper: sleeper) {
             try await client.pull(since: since, limit: limit)
         }

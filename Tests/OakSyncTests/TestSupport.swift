@@ -99,14 +99,17 @@ struct Device: Sendable {
     let connectivity: ManualConnectivity
 
     /// A device on a new database file, or on `path` (as an app relaunched).
-    init(server: LiveServer, clock: WriteClock, path: String? = nil, network: FaultyTransport = FaultyTransport(seed: 1)) throws {
+    init(
+        server: LiveServer, clock: WriteClock, path: String? = nil, network: FaultyTransport = FaultyTransport(seed: 1),
+        configuration: SyncConfiguration = testSyncConfiguration
+    ) throws {
         self.path = path ?? temporaryDirectory("oak-device").appendingPathComponent("device.db").path
         repository = NotesRepository(store: try LocalStore(path: self.path), clock: { clock.now() })
         self.network = network
         connectivity = ManualConnectivity()
         engine = SyncEngine(
             repository: repository, client: server.client(transport: network), connectivity: connectivity,
-            configuration: testSyncConfiguration, sleeper: ScaledSleeper())
+            configuration: configuration, sleeper: ScaledSleeper())
     }
 
     /// Cuts or restores the network and tells the engine.
