@@ -92,13 +92,17 @@ public final class NotesRepository: Sendable {
     }
 
     /// Deletes a note: it disappears from lists at once and is deleted on the server by the next push.
-    public func delete(id: UUID) async throws {
+    /// Returns the note as it is kept until then.
+    @discardableResult
+    public func delete(id: UUID) async throws -> LocalNote {
         let now = WireTime.milliseconds(clock())
-        try await store.writer.write { db in
+        let note = try await store.writer.write { db in
             var note = try Self.existing(db, id)
             try Self.markPending(db, &note, .pendingDelete, at: now)
+            return note
         }
         writes.yield(())
+        return note
     }
 
     /// Sends a value after every local write (the engine's debounced trigger listens here).

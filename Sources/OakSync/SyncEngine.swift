@@ -49,6 +49,7 @@ public actor SyncEngine {
     public private(set) var status = SyncStatus() {
         didSet { if status != oldValue { statusBroadcaster.yield(status) } }
     }
+    /// The last sync requested; each sync waits for the one before it.
     private var running: Task<Void, Never>?
     private var triggers: [Task<Void, Never>] = []
     private var debounced: Task<Void, Never>?
@@ -111,11 +112,13 @@ public actor SyncEngine {
 
     /// Syncs now, after any sync in progress, and returns when done; the outcome is in `status`.
     public func sync() async {
-        while let current = running { await current.value }
-        let task = Task { await self.runCycle() }
+        let previous = running
+        let task = Task {
+            await previous?.value
+            await self.runCycle()
+        }
         running = task
         await task.value
-        if running == task { running = nil }
     }
 
     // MARK: Triggers
