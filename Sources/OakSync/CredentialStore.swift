@@ -50,10 +50,10 @@ public struct FileCredentialStore: CredentialStore {
         guard manager.createFile(atPath: temporary.path, contents: Data(key.utf8), attributes: [.posixPermissions: 0o600]) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path])
         }
-        if manager.fileExists(atPath: url.path) {
-            _ = try manager.replaceItemAt(url, withItemAt: temporary)
-        } else {
-            try manager.moveItem(at: temporary, to: url)
+        guard rename(temporary.path, url.path) == 0 else {
+            let code = POSIXErrorCode(rawValue: errno) ?? .EIO
+            try? manager.removeItem(at: temporary)
+            throw POSIXError(code)
         }
     }
 

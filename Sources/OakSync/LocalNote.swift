@@ -56,13 +56,6 @@ public struct LocalNote: Codable, Hashable, Sendable, FetchableRecord, Persistab
     /// Whether the server rejected this note's pending change.
     public var isRejected: Bool { lastError != nil && syncStatus != .synced }
 
-    /// The note as a wire `Note` (the version is the server version it is based on).
-    public var note: Note {
-        Note(
-            id: id, scientificName: scientificName, taxonomy: taxonomy, fields: fields, sourceId: sourceId,
-            createdAt: createdAt, updatedAt: updatedAt, version: serverVersion)
-    }
-
     /// Takes the server's copy: the note becomes synced. The local version keeps counting.
     mutating func adopt(_ server: Note) {
         let counter = localVersion

@@ -146,8 +146,7 @@ struct Reconciler: Sendable {
     /// server's id and copy, and the local edit is re-applied on top if it is newer.
     private static func replace(_ db: Database, _ local: LocalNote, with server: Note) throws {
         try local.delete(db)
-        var note = try LocalNote.fetchOne(db, key: server.id) ?? LocalNote(server: server)
-        note.adopt(server)
+        var note = LocalNote(server: server)
         if local.syncStatus == .pendingUpload, local.pendingChangeWins(over: server) {
             note.fields = local.fields
             note.updatedAt = local.updatedAt
