@@ -43,17 +43,13 @@ public enum OakClientError: Error, Sendable {
 
 /// Parses a `Retry-After` header: delay seconds or an HTTP date.
 enum RetryAfter {
-    private static let httpDate: DateFormatter = {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter
-    }()
-
     static func parse(_ value: String?, now: Date = Date()) -> Duration? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         if let seconds = Int(value) { return .seconds(max(0, seconds)) }
+        let httpDate = DateFormatter()
+        httpDate.locale = Locale(identifier: "en_US_POSIX")
+        httpDate.timeZone = TimeZone(identifier: "GMT")
+        httpDate.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = httpDate.date(from: value) else { return nil }
         return .milliseconds(max(0, Int((date.timeIntervalSince(now) * 1000).rounded())))
     }

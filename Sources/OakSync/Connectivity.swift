@@ -69,8 +69,8 @@ public final class HealthProbeConnectivity: Connectivity {
 }
 
 #if canImport(Network)
-/// Follows the device's network path with NWPathMonitor.
-public final class PathMonitorConnectivity: Connectivity {
+/// Follows the device's network path with NWPathMonitor (which calls back on its own queue; the state is lock-protected).
+public final class PathMonitorConnectivity: Connectivity, @unchecked Sendable {
     private let monitor = NWPathMonitor()
     private let state: ReachabilityState
 

@@ -31,7 +31,7 @@ public struct FileCredentialStore: CredentialStore {
     /// `$XDG_CONFIG_HOME/oak/api_key`, or `~/.config/oak/api_key` without it.
     public static func defaultURL(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config", isDirectory: true)
+            ?? URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true).appendingPathComponent(".config", isDirectory: true)
         return base.appendingPathComponent("oak", isDirectory: true).appendingPathComponent("api_key")
     }
 
