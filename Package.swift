@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "OakModels", targets: ["OakModels"]),
         .library(name: "OakStore", targets: ["OakStore"]),
         .library(name: "OakServer", targets: ["OakServer"]),
+        .library(name: "OakClient", targets: ["OakClient"]),
+        .library(name: "OakSync", targets: ["OakSync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -20,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(name: "OakModels"),
@@ -46,6 +49,21 @@ let package = Package(
             ],
             resources: [.copy("Resources/openapi.json")]
         ),
+        .target(
+            name: "OakClient",
+            dependencies: [
+                "OakModels",
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
+            ]
+        ),
+        .target(
+            name: "OakSync",
+            dependencies: [
+                "OakModels",
+                "OakClient",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .executableTarget(
             name: "oak",
             dependencies: [
@@ -68,6 +86,14 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "OakSyncTests",
+            dependencies: [
+                "OakSync", "OakClient", "OakServer", "OakStore", "OakModels",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ]

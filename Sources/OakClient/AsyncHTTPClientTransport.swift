@@ -1,0 +1,36 @@
+#if canImport(AsyncHTTPClient)
+import AsyncHTTPClient
+import Foundation
+
+/// The Linux transport, on AsyncHTTPClient (URLSession on Linux has known hangs).
+public struct AsyncHTTPClientTransport: HTTPTransport {
+    private let client: HTTPClient
+    /// The largest response body accepted.
+    private let maxBodyBytes: Int
+
+    /// Uses the shared client unless one is given.
+    public init(client: HTTPClient = .shared, maxBodyBytes: Int = 64 << 20) {
+        self.client = client
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = .init(rawValue: request.method)
+        for (name, value) in request.headers {
+            outgoing.headers.add(name: name, value: value)
+        }
+        if let body = request.body {
+            outgoing.body = .bytes(body)
+        }
+        let milliseconds = request.timeout.components.seconds * 1000 + request.timeout.components.attoseconds / 1_000_000_000_000_000
+        let response = try await client.execute(outgoing, timeout: .milliseconds(milliseconds))
+        let body = try await response.body.collect(upTo: maxBodyBytes)
+        var headers: [String: String] = [:]
+        for (name, value) in response.headers {
+            headers[name.lowercased()] = value
+        }
+        return TransportResponse(status: Int(response.status.code), headers: headers, body: Data(body.readableBytesView))
+    }
+}
+#endif

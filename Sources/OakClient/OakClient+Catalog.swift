@@ -1,0 +1,100 @@
+import Foundation
+import OakModels
+
+/// The answer of `/health`.
+public struct HealthStatus: Codable, Sendable {
+    public var status: String
+    public var database: String?
+}
+
+/// The answer of a conditional export.
+public enum ExportResult: Sendable {
+    /// The export document (the web app's `quercus_data.json`) and its ETag.
+    case modified(body: Data, etag: String?)
+    /// The data has not changed since the ETag the caller presented.
+    case notModified
+}
+
+extension OakClient {
+    /// `GET /health`: whether the server is up.
+    public func health() async throws(OakClientError) -> HealthStatus {
+        try await call("GET", url(["health"], api: false))
+    }
+
+    /// `GET /api/v1/auth/verify`: whether the configured key is valid. Sends the key although it is a read.
+    public func verifyKey() async throws(OakClientError) -> Bool {
+        let response = try await send("GET", url(["auth", "verify"]), sendKey: true, accepting: [401, 403])
+        return (200..<300).contains(response.status)
+    }
+
+    /// `GET /api/v1/species`: one page of species matching `filter`.
+    public func species(filter: SpeciesFilter = SpeciesFilter(), limit: Int? = nil, offset: Int? = nil) async throws(OakClientError) -> Page<Species> {
+        let query: [String: String?] = [
+            "subgenus": filter.subgenus, "section": filter.section, "subsection": filter.subsection, "complex": filter.complex,
+            "hybrid": filter.isHybrid.map { String($0) }, "source_id": filter.sourceId.map { String($0) },
+            "limit": limit.map { String($0) }, "offset": offset.map { String($0) },
+        ]
+        return try await call("GET", url(["species"], query: query))
+    }
+
+    /// `GET /api/v1/species/{name}`.
+    public func species(named name: String) async throws(OakClientError) -> Species {
+        try await call("GET", url(["species", name]))
+    }
+
+    /// `GET /api/v1/species/{name}/full`: the species with all of its source data.
+    public func speciesFull(named name: String) async throws(OakClientError) -> SpeciesFull {
+        try await call("GET", url(["species", name, "full"]))
+    }
+
+    /// `GET /api/v1/species/search?q=`: species matching a name, synonym or local name.
+    public func searchSpecies(_ query: String, limit: Int? = nil) async throws(OakClientError) -> SpeciesSearchResult {
+        try await call("GET", url(["species", "search"], query: ["q": query, "limit": limit.map { String($0) }]))
+    }
+
+    /// `GET /api/v1/taxa`: one page of taxa, optionally of one level and below one parent.
+    public func taxa(level: TaxonLevel? = nil, parent: String? = nil, limit: Int? = nil, offset: Int? = nil) async throws(OakClientError) -> Page<Taxon> {
+        let query: [String: String?] = [
+            "level": level?.rawValue, "parent": parent, "limit": limit.map { String($0) }, "offset": offset.map { String($0) },
+        ]
+        return try await call("GET", url(["taxa"], query: query))
+    }
+
+    /// `GET /api/v1/taxa/{level}/{name}`.
+    public func taxon(level: TaxonLevel, name: String) async throws(OakClientError) -> Taxon {
+        try await call("GET", url(["taxa", level.rawValue, name]))
+    }
+
+    /// `GET /api/v1/sources`.
+    public func sources() async throws(OakClientError) -> [Source] {
+        try await call("GET", url(["sources"]))
+    }
+
+    /// `GET /api/v1/sources/{id}`.
+    public func source(id: Int) async throws(OakClientError) -> Source {
+        try await call("GET", url(["sources", String(id)]))
+    }
+
+    /// `GET /api/v1/species/{name}/sources`: a species' data from every source.
+    public func speciesSources(of name: String) async throws(OakClientError) -> [SpeciesSource] {
+        try await call("GET", url(["species", name, "sources"]))
+    }
+
+    /// `GET /api/v1/species/{name}/sources/{id}`.
+    public func speciesSource(of name: String, sourceId: Int) async throws(OakClientError) -> SpeciesSource {
+        try await call("GET", url(["species", name, "sources", String(sourceId)]))
+    }
+
+    /// `GET /api/v1/stats`.
+    public func stats() async throws(OakClientError) -> CatalogStats {
+        try await call("GET", url(["stats"]))
+    }
+
+    /// `GET /api/v1/export`; with the ETag of a previous export, `.notModified` while the data is unchanged.
+    public func export(ifNoneMatch etag: String? = nil) async throws(OakClientError) -> ExportResult {
+        let headers = etag.map { ["If-None-Match": $0] } ?? [:]
+        let response = try await send("GET", url(["export"]), headers: headers, accepting: [304])
+        if response.status == 304 { return .notModified }
+        return .modified(body: response.body, etag: response.headers["etag"])
+    }
+}

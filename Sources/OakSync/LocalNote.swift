@@ -1,0 +1,81 @@
+import Foundation
+import GRDB
+import OakModels
+
+/// Where a local note stands with the server.
+public enum NoteSyncStatus: String, Codable, Sendable {
+    /// The note equals the server's copy.
+    case synced
+    /// A local create or edit waits to be pushed.
+    case pendingUpload
+    /// A local delete waits to be pushed; the note is hidden from lists.
+    case pendingDelete
+}
+
+/// A note as the device holds it: the server's fields plus local sync state.
+public struct LocalNote: Codable, Hashable, Sendable, FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "notes"
+
+    public var id: UUID
+    public var scientificName: String
+    public var sourceId: Int
+    public var taxonomy: NoteTaxonomy
+    public var fields: NoteFields
+    public var createdAt: Date
+    /// When the note was last written, locally or on the server (millisecond precision).
+    public var updatedAt: Date
+    /// The server version this note's state is based on; 0 while the server has never confirmed it.
+    public var serverVersion: Int64
+    /// Incremented by every local write; lets the engine notice edits made while a push was in flight.
+    public var localVersion: Int64
+    public var syncStatus: NoteSyncStatus
+    /// Why the server rejected the pending change; it is retried only after the user edits the note.
+    public var lastError: OakError?
+
+    enum CodingKeys: String, CodingKey, ColumnExpression {
+        case id, scientificName = "scientific_name", sourceId = "source_id", taxonomy, fields
+        case createdAt = "created_at", updatedAt = "updated_at", serverVersion = "server_version"
+        case localVersion = "local_version", syncStatus = "sync_status", lastError = "last_error"
+    }
+
+    /// A note that equals the server's copy.
+    init(server note: Note) {
+        id = note.id
+        scientificName = note.scientificName
+        sourceId = note.sourceId
+        taxonomy = note.taxonomy
+        fields = note.fields
+        createdAt = note.createdAt
+        updatedAt = note.updatedAt
+        serverVersion = note.version
+        localVersion = 0
+        syncStatus = .synced
+        lastError = nil
+    }
+
+    /// Whether the server rejected this note's pending change.
+    public var isRejected: Bool { lastError != nil && syncStatus != .synced }
+
+    /// Takes the server's copy: the note becomes synced. The local version keeps counting.
+    mutating func adopt(_ server: Note) {
+        let counter = localVersion
+        self = LocalNote(server: server)
+        localVersion = counter
+    }
+
+    /// Whether this note's pending change beats `server` by last write wins, as the server decides
+    /// (later `updatedAt` wins; a tie goes to the greater content; a delete has no content).
+    func pendingChangeWins(over server: Note) -> Bool {
+        let mine = syncStatus == .pendingDelete ? nil : fields
+        if updatedAt != server.updatedAt { return updatedAt > server.updatedAt }
+        return (mine?.tieBreakKey ?? "") > server.fields.tieBreakKey
+    }
+
+    /// The change that pushes this note's pending state.
+    var pushChange: PushChange {
+        PushChange(
+            id: id, op: syncStatus == .pendingDelete ? .delete : .upsert, baseVersion: serverVersion == 0 ? nil : serverVersion,
+            updatedAt: updatedAt,
+            note: syncStatus == .pendingDelete ? nil : PushedNote(scientificName: scientificName, sourceId: sourceId, fields: fields))
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import GRDB
+import OakModels
+
+/// The notes API for app view models. Every write goes to the local database and marks the note
+/// pending in one transaction, so the UI updates at once; the `SyncEngine` pushes it later.
+public final class NotesRepository: Sendable {
+    public let store: LocalStore
+    private let clock: @Sendable () -> Date
+    private let writes = Broadcaster<Void>()
+
+    /// `clock` stamps local writes (last write wins compares these stamps).
+    public init(store: LocalStore, clock: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.clock = clock
+    }
+
+    /// The visible notes of one source (personal observations unless told), optionally of one species, by species name.
+    public func notes(species: String? = nil, sourceId: Int = Source.personalObservationID) async throws -> [LocalNote] {
+        try await store.writer.read { db in try Self.visible(species: species, sourceId: sourceId).fetchAll(db) }
+    }
+
+    /// The same list as `notes`, sent again whenever it changes (local writes and sync alike).
+    public func observe(species: String? = nil, sourceId: Int = Source.personalObservationID) -> AsyncStream<[LocalNote]> {
+        let observation = ValueObservation.tracking { db in try Self.visible(species: species, sourceId: sourceId).fetchAll(db) }
+            .removeDuplicates()
+        let writer = store.writer
+        return AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+            let cancellable = observation.start(
+                in: writer, scheduling: .async(onQueue: DispatchQueue(label: "oak.notes.observe")),
+                onError: { _ in continuation.finish() }, onChange: { continuation.yield($0) })
+            continuation.onTermination = { _ in cancellable.cancel() }
+        }
+    }
+
+    /// A note by id; nil if it does not exist or is deleted.
+    public func note(id: UUID) async throws -> LocalNote? {
+        try await store.writer.read { db in
+            try LocalNote.fetchOne(db, key: id).flatMap { $0.syncStatus == .pendingDelete ? nil : $0 }
+        }
+    }
+
+    /// How many notes wait to be pushed (rejected ones included).
+    public func pendingCount() async throws -> Int {
+        try await store.writer.read { db in
+            try LocalNote.filter(LocalNote.CodingKeys.syncStatus != NoteSyncStatus.synced.rawValue).fetchCount(db)
+        }
+    }
+
+    /// Creates a note for a species; throws CONFLICT if the species already has a note from that source.
+    @discardableResult
+    public func create(scientificName: String, sourceId: Int = Source.personalObservationID, fields: NoteFields) async throws -> LocalNote {
+        let name = Species.normalizedName(scientificName)
+        let now = WireTime.milliseconds(clock())
+        let note = try await store.writer.write { db in
+            let taxonomy = try (LocalStore.record(db, .species, key: name) as Species?).map {
+                NoteTaxonomy(subgenus: $0.subgenus, section: $0.section, subsection: $0.subsection, complex: $0.complex)
+            }
+            let existing = try LocalNote.filter(LocalNote.CodingKeys.scientificName == name && LocalNote.CodingKeys.sourceId == sourceId).fetchOne(db)
+            var note: LocalNote
+            if var existing {
+                // A note deleted here but not yet pushed is brought back under its id.
+                guard existing.syncStatus == .pendingDelete else {
+                    throw OakError(.conflict, "'\(name)' already has a note from source \(sourceId)", details: ["id": .string(existing.id.uuidString.lowercased())])
+                }
+                existing.createdAt = now
+                note = existing
+            } else {
+                note = LocalNote(server: Note(id: UUID(), scientificName: name, sourceId: sourceId, createdAt: now, updatedAt: now))
+            }
+            note.taxonomy = taxonomy ?? note.taxonomy
+            note.fields = fields
+            try Self.markPending(db, &note, .pendingUpload, at: now)
+            return note
+        }
+        writes.yield(())
+        return note
+    }
+
+    /// Replaces a note's fields.
+    @discardableResult
+    public func update(id: UUID, fields: NoteFields) async throws -> LocalNote {
+        let now = WireTime.milliseconds(clock())
+        let note = try await store.writer.write { db in
+            var note = try Self.existing(db, id)
+            note.fields = fields
+            try Self.markPending(db, &note, .pendingUpload, at: now)
+            return note
+        }
+        writes.yield(())
+        return note
+    }
+
+    /// Deletes a note: it disappears from lists at once and is deleted on the server by the next push.
+    /// Returns the note as it is kept until then.
+    @discardableResult
+    public func delete(id: UUID) async throws -> LocalNote {
+        let now = WireTime.milliseconds(clock())
+        let note = try await store.writer.write { db in
+            var note = try Self.existing(db, id)
+            try Self.markPending(db, &note, .pendingDelete, at: now)
+            return note
+        }
+        writes.yield(())
+        return note
+    }
+
+    /// Sends a value after every local write (the engine's debounced trigger listens here).
+    func localWrites() -> AsyncStream<Void> {
+        writes.stream()
+    }
+
+    private static func visible(species: String?, sourceId: Int) -> QueryInterfaceRequest<LocalNote> {
+        var request = LocalNote.filter(LocalNote.CodingKeys.sourceId == sourceId)
+            .filter(LocalNote.CodingKeys.syncStatus != NoteSyncStatus.pendingDelete.rawValue)
+        if let species { request = request.filter(LocalNote.CodingKeys.scientificName == Species.normalizedName(species)) }
+        return request.order(LocalNote.CodingKeys.scientificName)
+    }
+
+    private static func existing(_ db: Database, _ id: UUID) throws -> LocalNote {
+        guard let note = try LocalNote.fetchOne(db, key: id), note.syncStatus != .pendingDelete else {
+            throw OakError.notFound("note", id.uuidString.lowercased())
+        }
+        return note
+    }
+
+    /// Stamps a local write: new time, next local version, pending, and any rejection cleared (the user edited it).
+    private static func markPending(_ db: Database, _ note: inout LocalNote, _ status: NoteSyncStatus, at now: Date) throws {
+        note.updatedAt = now
+        note.localVersion += 1
+        note.syncStatus = status
+        note.lastError = nil
+        try note.save(db)
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import OakClient
+import OakModels
+
+/// How the engine batches, retries and schedules.
+public struct SyncConfiguration: Sendable {
+    /// Changes per push request (the server takes at most 500).
+    public var pushBatchSize: Int
+    /// Changes per page of an incremental pull.
+    public var pullPageSize: Int
+    /// Changes per page of a full snapshot; the server's maximum, so that a snapshot of today's compendium
+    /// takes one page (the server answers 410 to the cursor of an intermediate snapshot page once it has compacted).
+    public var snapshotPageSize: Int
+    public var retry: RetryPolicy
+    /// Quiet time after a local write before the engine syncs.
+    public var debounce: Duration
+    /// Time between periodic syncs.
+    public var period: Duration
+    /// Push-then-pull rounds per sync at most (a round settles conflicts the previous one found).
+    public var maxRounds: Int
+
+    public init(
+        pushBatchSize: Int = 100, pullPageSize: Int = 500, snapshotPageSize: Int = 5000, retry: RetryPolicy = RetryPolicy(), debounce: Duration = .seconds(2),
+        period: Duration = .seconds(300), maxRounds: Int = 3
+    ) {
+        self.pushBatchSize = pushBatchSize
+        self.pullPageSize = pullPageSize
+        self.snapshotPageSize = snapshotPageSize
+        self.retry = retry
+        self.debounce = debounce
+        self.period = period
+        self.maxRounds = maxRounds
+    }
+}
+
+/// Keeps a `LocalStore` in sync with the server: pushes pending note changes, pulls server changes,
+/// and publishes a `SyncStatus`. Syncs run one at a time, on demand (`sync()`), when the app comes
+/// to the foreground, after local writes (debounced), when connectivity returns, and periodically.
+public actor SyncEngine {
+    private let repository: NotesRepository
+    private let client: OakClient
+    private let connectivity: any Connectivity
+    private let configuration: SyncConfiguration
+    private let sleeper: any Sleeper
+    private let reconciler: Reconciler
+    private let statusBroadcaster = Broadcaster<SyncStatus>(replaysLatest: true)
+
+    /// The current status.
+    public private(set) var status = SyncStatus() {
+        didSet { if status != oldValue { statusBroadcaster.yield(status) } }
+    }
+    /// The last sync requested; each sync waits for the one before it.
+    private var running: Task<Void, Never>?
+    private var triggers: [Task<Void, Never>] = []
+    private var debounced: Task<Void, Never>?
+
+    public init(
+        repository: NotesRepository, client: OakClient, connectivity: any Connectivity,
+        configuration: SyncConfiguration = SyncConfiguration(), sleeper: any Sleeper = TaskSleeper()
+    ) {
+        self.repository = repository
+        self.client = client
+        self.connectivity = connectivity
+        self.configuration = configuration
+        self.sleeper = sleeper
+        reconciler = Reconciler(store: repository.store)
+    }
+
+    /// The status now and after every change, for the app's sync indicator.
+    public nonisolated func statusUpdates() -> AsyncStream<SyncStatus> {
+        statusBroadcaster.stream()
+    }
+
+    /// Starts the automatic triggers: connectivity restored, local writes (debounced), and the periodic timer.
+    public func start() {
+        guard triggers.isEmpty else { return }
+        let connectivityChanges = connectivity.changes()
+        let writes = repository.localWrites()
+        let (sleeper, period) = (sleeper, configuration.period)
+        triggers = [
+            Task { [weak self] in
+                for await online in connectivityChanges {
+                    await self?.connectivityChanged(online: online)
+                }
+            },
+            Task { [weak self] in
+                for await _ in writes {
+                    await self?.localWriteHappened()
+                }
+            },
+            Task { [weak self] in
+                while (try? await sleeper.sleep(for: period)) != nil {
+                    guard let self else { return }
+                    await self.requestSync()
+                }
+            },
+        ]
+        requestSync()
+    }
+
+    /// Stops the automatic triggers; a sync in progress finishes.
+    public func stop() {
+        triggers.forEach { $0.cancel() }
+        triggers = []
+        debounced?.cancel()
+    }
+
+    /// Call when the app comes to the foreground.
+    public func appWillEnterForeground() {
+        requestSync()
+    }
+
+    /// Syncs now, after any sync in progress, and returns when done; the outcome is in `status`.
+    public func sync() async {
+        let previous = running
+        let task = Task {
+            await previous?.value
+            await self.runCycle()
+        }
+        running = task
+        await task.value
+    }
+
+    // MARK: Triggers
+
+    private func requestSync() {
+        Task { await self.sync() }
+    }
+
+    private func connectivityChanged(online: Bool) async {
+        if online {
+            await sync()
+        } else {
+            status.state = .offline
+        }
+    }
+
+    private func localWriteHappened() async {
+        status.pendingCount = (try? await repository.pendingCount()) ?? status.pendingCount
+        debounced?.cancel()
+        let (sleeper, delay) = (sleeper, configuration.debounce)
+        debounced = Task { [weak self] in
+            guard (try? await sleeper.sleep(for: delay)) != nil else { return }
+            await self?.sync()
+        }
+    }
+
+    // MARK: The sync cycle
+
+    private func runCycle() async {
+        guard await connectivity.isOnline else {
+            status.state = .offline
+            status.pendingCount = (try? await repository.pendingCount()) ?? status.pendingCount
+            return
+        }
+        status.state = .syncing
+        do {
+            for _ in 0..<configuration.maxRounds {
+                try await push()
+                try await pull()
+                if try await reconciler.pushableIDs().isEmpty { break }
+            }
+            status = SyncStatus(state: .idle, pendingCount: try await repository.pendingCount(), lastSuccessfulSync: Date())
+        } catch {
+            let offline = !(await connectivity.isOnline)
+            status.state = offline ? .offline : .error
+            status.lastError = String(describing: error)
+            status.pendingCount = (try? await repository.pendingCount()) ?? status.pendingCount
+        }
+    }
+
+    /// Pushes every pushable note in batches, each read afresh just before it is sent.
+    private func push() async throws {
+        let ids = try await reconciler.pushableIDs()
+        for start in stride(from: 0, to: ids.count, by: configuration.pushBatchSize) {
+            let batch = try await reconciler.pushable(Array(ids[start..<min(start + configuration.pushBatchSize, ids.count)]))
+            guard !batch.isEmpty else { continue }
+            let changes = batch.map(\.pushChange)
+            let client = client
+            let response = try await configuration.retry.run(sleeper: sleeper) {
+                try await client.push(changes)
+            }
+            try await reconciler.applyPushResults(response.results, sent: batch)
+        }
+    }
+
+    /// Pulls every change since the saved cursor; a missing or expired (410) cursor means a full snapshot.
+    private func pull() async throws {
+        guard let cursor = try await repository.store.cursor() else { return try await pullSnapshot() }
+        var since = cursor
+        while true {
+            let page: PullResponse
+            do {
+                page = try await fetchPage(since: since, limit: configuration.pullPageSize)
+            } catch let error as OakClientError where error.status == 410 {
+                return try await pullSnapshot()
+            }
+            try await reconciler.applyPull(page)
+            since = page.cursor
+            if !page.hasMore { return }
+        }
+    }
+
+    /// Pulls everything and replaces the cache with it in one transaction.
+    private func pullSnapshot() async throws {
+        var changes: [SyncChange] = []
+        var since: String?
+        while true {
+            let page = try await fetchPage(since: since, limit: configuration.snapshotPageSize)
+            changes += page.changes
+            since = page.cursor
+            if !page.hasMore { break }
+        }
+        try await reconciler.applySnapshot(changes, cursor: since ?? "0")
+    }
+
+    private func fetchPage(since: String?, limit: Int) async throws -> PullResponse {
+        let client = client
+        return try await configuration.retry.run(sleeper: sleeper) {
+            try await client.pull(since: since, limit: limit)
+        }
+    }
+}

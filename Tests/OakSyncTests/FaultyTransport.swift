@@ -1,0 +1,88 @@
+import Foundation
+import OakClient
+
+/// A small deterministic random generator (SplitMix64), so a failing run can be replayed from its seed.
+struct SeededRandom: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The network failed before a response arrived.
+struct NetworkFailure: Error {
+    let reason: String
+}
+
+/// A transport over the real one that can be offline and, with seeded probabilities, drops requests
+/// before they are sent, drops responses after the server committed, answers 503 or 429 with
+/// `Retry-After` itself, and delays requests.
+final class FaultyTransport: HTTPTransport, @unchecked Sendable {
+    /// Probabilities, each in 0...1.
+    struct Faults {
+        var dropRequest = 0.0
+        var dropResponse = 0.0
+        var serviceUnavailable = 0.0
+        var rateLimited = 0.0
+        var delay = 0.0
+
+        static let none = Faults()
+    }
+
+    private let lock = NSLock()
+    private let base: any HTTPTransport
+    private var random: SeededRandom
+    private var _online = true
+    private var _faults = Faults.none
+    private var _onResponse: (@Sendable (TransportRequest) async -> Void)?
+
+    init(seed: UInt64, base: any HTTPTransport = makeDefaultTransport()) {
+        self.base = base
+        random = SeededRandom(seed: seed)
+    }
+
+    var online: Bool {
+        get { lock.withLock { _online } }
+        set { lock.withLock { _online = newValue } }
+    }
+
+    var faults: Faults {
+        get { lock.withLock { _faults } }
+        set { lock.withLock { _faults = newValue } }
+    }
+
+    /// Runs after the server answered and before the client sees the answer (a push "in flight").
+    var onResponse: (@Sendable (TransportRequest) async -> Void)? {
+        get { lock.withLock { _onResponse } }
+        set { lock.withLock { _onResponse = newValue } }
+    }
+
+    private func roll(_ probability: Double) -> Bool {
+        lock.withLock { probability > 0 && Double.random(in: 0..<1, using: &random) < probability }
+    }
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let faults = faults
+        guard online else { throw NetworkFailure(reason: "offline") }
+        if roll(faults.delay) { try await Task.sleep(for: .milliseconds(lock.withLock { Int.random(in: 1...5, using: &random) })) }
+        if roll(faults.dropRequest) { throw NetworkFailure(reason: "request dropped") }
+        if roll(faults.serviceUnavailable) { return Self.failure(503, "SERVICE_UNAVAILABLE", retryAfter: nil) }
+        if roll(faults.rateLimited) { return Self.failure(429, "RATE_LIMITED", retryAfter: "1") }
+        let response = try await base.send(request)
+        await onResponse?(request)
+        if roll(faults.dropResponse) { throw NetworkFailure(reason: "response dropped") }
+        return response
+    }
+
+    private static func failure(_ status: Int, _ code: String, retryAfter: String?) -> TransportResponse {
+        let body = Data(#"{"error":{"code":"\#(code)","message":"injected"}}"#.utf8)
+        return TransportResponse(status: status, headers: retryAfter.map { ["Retry-After": $0] } ?? [:], body: body)
+    }
+}
