@@ -18,7 +18,10 @@ struct LiveServer: Sendable {
     static func run<Value: Sendable>(_ body: @Sendable (LiveServer) async throws -> Value) async throws -> Value {
         let directory = temporaryDirectory("oak-server")
         let store = try SQLiteStore(path: directory.appendingPathComponent("server.db").path)
-        let configuration = ServerConfiguration(host: "127.0.0.1", port: 0, ownerKey: ownerKey, logLevel: .critical)
+        // Rate limiting off: three busy devices share one loopback address; the faulty transport injects 429s itself.
+        let configuration = ServerConfiguration(
+            host: "127.0.0.1", port: 0, ownerKey: ownerKey, logLevel: .critical, rateLimits: nil,
+            backups: BackupSettings(directory: directory.appendingPathComponent("backups").path, daily: false))
         return try await buildApplication(configuration: configuration, store: store).test(.live) { client in
             let port = try #require(client.port)
             return try await body(LiveServer(store: store, baseURL: URL(string: "http://127.0.0.1:\(port)")!))
