@@ -21,10 +21,16 @@ extension OakClient {
         try await call("GET", url(["health"], api: false))
     }
 
-    /// `GET /api/v1/auth/verify`: whether the configured key is valid. Sends the key although it is a read.
-    public func verifyKey() async throws(OakClientError) -> Bool {
-        let response = try await send("GET", url(["auth", "verify"]), sendKey: true, accepting: [401, 403])
-        return (200..<300).contains(response.status)
+    /// `GET /api/v1/auth/verify`: the configured key's name and abilities, or nil when the server does not
+    /// accept it. Sends the key although it is a read.
+    public func verifyKey() async throws(OakClientError) -> VerifiedKey? {
+        let response = try await send("GET", url(["auth", "verify"]), sendKey: true, accepting: [401])
+        guard (200..<300).contains(response.status) else { return nil }
+        do {
+            return try JSONDecoder().decode(VerifiedKey.self, from: response.body)
+        } catch {
+            throw OakClientError.invalidResponse(status: response.status, underlying: error)
+        }
     }
 
     /// `GET /api/v1/species`: one page of species matching `filter`.

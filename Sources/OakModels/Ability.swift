@@ -54,3 +54,14 @@ public func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
     }
     return difference == 0
 }
+
+/// Who a key belongs to and what it may do (`GET /api/v1/auth/verify`).
+public struct VerifiedKey: Codable, Hashable, Sendable {
+    public var name: String
+    public var abilities: [Ability]
+
+    public init(name: String, abilities: [Ability]) {
+        self.name = name
+        self.abilities = abilities
+    }
+}

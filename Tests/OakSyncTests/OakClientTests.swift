@@ -102,4 +102,15 @@ struct OakClientTests {
             await #expect(throws: OakClientError.self) { try await client.pull(since: "999999999") }
         }
     }
+
+    @Test("Auth verify names the key's owner and abilities, and answers nil for a key the server rejects")
+    func verifyKey() async throws {
+        try await LiveServer.run { server in
+            let verified = try await server.client().verifyKey()
+            #expect(verified == VerifiedKey(name: "owner", abilities: [.admin]))
+            let (_, secret) = try await server.store.createToken(name: "phone", abilities: [.notesWrite])
+            #expect(try await server.client(key: secret).verifyKey() == VerifiedKey(name: "phone", abilities: [.notesWrite]))
+            #expect(try await server.client(key: "not-a-key").verifyKey() == nil)
+        }
+    }
 }

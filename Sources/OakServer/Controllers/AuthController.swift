@@ -10,15 +10,10 @@ struct AuthController {
         group.get("verify", use: verify)
     }
 
-    struct Verified: Encodable, Sendable {
-        var name: String
-        var abilities: [Ability]
-    }
-
-    @Sendable func verify(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Verified> {
+    @Sendable func verify(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<VerifiedKey> {
         guard let caller = try await authenticator.caller(of: request) else {
             throw OakError(.unauthorized, "Send a key as 'Authorization: Bearer <key>' or 'X-API-Key'")
         }
-        return JSONResponse(body: Verified(name: caller.name, abilities: caller.abilities))
+        return JSONResponse(body: VerifiedKey(name: caller.name, abilities: caller.abilities))
     }
 }
