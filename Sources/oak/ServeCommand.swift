@@ -1,7 +1,4 @@
 import ArgumentParser
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Hummingbird
 import Logging
@@ -72,10 +69,7 @@ struct ServeCommand: AsyncParsableCommand {
     var idleTimeout = 30
 
     func run() async throws {
-        #if canImport(Glibc)
-        // Few malloc arenas: a small server does not need one per thread, and each keeps memory it freed.
-        mallopt(M_ARENA_MAX, 2)
-        #endif
+        limitMallocArenas()
         let environment = ProcessInfo.processInfo.environment
         let port = try resolvedPort(environment)
         guard let level = Logger.Level(rawValue: logLevel) else {
