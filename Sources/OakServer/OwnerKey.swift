@@ -35,7 +35,10 @@ public struct OwnerKey: Sendable {
         let url = URL(fileURLWithPath: file)
         try FileManager.default.createDirectory(
             at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        FileManager.default.createFile(atPath: file, contents: nil, attributes: [.posixPermissions: 0o600])
+        // Created empty with mode 0600 first, so the key is never readable by others, not even briefly.
+        guard FileManager.default.createFile(atPath: file, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file])
+        }
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
         try Data((key + "\n").utf8).write(to: url)
         return OwnerKey(value: key, origin: .generated(path: file))
