@@ -75,6 +75,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(name: "OakTestSupport"),
         .testTarget(
             name: "OakStoreTests",
             dependencies: ["OakStore", "OakModels", .product(name: "GRDB", package: "GRDB.swift")]
@@ -82,7 +83,7 @@ let package = Package(
         .testTarget(
             name: "OakServerTests",
             dependencies: [
-                "OakServer", "OakStore", "OakModels",
+                "OakServer", "OakStore", "OakModels", "OakTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -91,7 +92,7 @@ let package = Package(
         .testTarget(
             name: "OakSyncTests",
             dependencies: [
-                "OakSync", "OakClient", "OakServer", "OakStore", "OakModels",
+                "OakSync", "OakClient", "OakServer", "OakStore", "OakModels", "OakTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

@@ -80,25 +80,25 @@ public final class NotesRepository: Sendable {
     /// Replaces a note's fields.
     @discardableResult
     public func update(id: UUID, fields: NoteFields) async throws -> LocalNote {
-        let now = WireTime.milliseconds(clock())
-        let note = try await store.writer.write { db in
-            var note = try Self.existing(db, id)
-            note.fields = fields
-            try Self.markPending(db, &note, .pendingUpload, at: now)
-            return note
-        }
-        writes.yield(())
-        return note
+        try await change(id, to: .pendingUpload) { $0.fields = fields }
     }
 
     /// Deletes a note: it disappears from lists at once and is deleted on the server by the next push.
     /// Returns the note as it is kept until then.
     @discardableResult
     public func delete(id: UUID) async throws -> LocalNote {
+        try await change(id, to: .pendingDelete) { _ in }
+    }
+
+    /// Changes an existing note and marks it pending, in one transaction.
+    private func change(_ id: UUID, to status: NoteSyncStatus, _ edit: @escaping @Sendable (inout LocalNote) -> Void) async throws
+        -> LocalNote
+    {
         let now = WireTime.milliseconds(clock())
         let note = try await store.writer.write { db in
             var note = try Self.existing(db, id)
-            try Self.markPending(db, &note, .pendingDelete, at: now)
+            edit(&note)
+            try Self.markPending(db, &note, status, at: now)
             return note
         }
         writes.yield(())

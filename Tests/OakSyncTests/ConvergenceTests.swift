@@ -1,4 +1,5 @@
 import Foundation
+import OakTestSupport
 import OakClient
 import OakModels
 import OakSync
