@@ -5,6 +5,7 @@ import Prometheus
 /// Prometheus metrics: request counts and latency by route and status, and database pool gauges.
 public final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
+    private let handleCache = LockedDictionary<RequestKey, (Counter, DurationHistogram)>()
     private let pool: @Sendable () -> PoolStatus?
 
     static let latencyBuckets: [Duration] = [
@@ -18,13 +19,27 @@ public final class ServerMetrics: Sendable {
     }
 
     func record(method: String, route: String, status: Int, duration: Duration) {
-        registry.makeCounter(
-            name: "oak_http_requests_total", labels: [("method", method), ("route", route), ("status", String(status))]
-        ).increment()
-        registry.makeDurationHistogram(
-            name: "oak_http_request_duration_seconds", labels: [("method", method), ("route", route), ("status", String(status))],
-            buckets: Self.latencyBuckets
-        ).record(duration)
+        let (counter, histogram) = handles(for: RequestKey(method: method, route: route, status: status))
+        counter.increment()
+        histogram.record(duration)
+    }
+
+    private struct RequestKey: Hashable {
+        var method: String
+        var route: String
+        var status: Int
+    }
+
+    /// The metrics of one (method, route, status), made once and then looked up (this runs per request).
+    private func handles(for key: RequestKey) -> (Counter, DurationHistogram) {
+        if let found = handleCache.withLock({ $0[key] }) { return found }
+        let labels = [("method", key.method), ("route", key.route), ("status", String(key.status))]
+        let made = (
+            registry.makeCounter(name: "oak_http_requests_total", labels: labels),
+            registry.makeDurationHistogram(name: "oak_http_request_duration_seconds", labels: labels, buckets: Self.latencyBuckets)
+        )
+        handleCache.withLock { $0[key] = made }
+        return made
     }
 
     /// The exposition text, with the pool gauges read now.
@@ -36,5 +51,15 @@ public final class ServerMetrics: Sendable {
             registry.makeGauge(name: "oak_db_file_bytes").set(Double(status.fileBytes))
         }
         return registry.emitToString()
+    }
+}
+
+/// A dictionary behind a lock.
+final class LockedDictionary<Key: Hashable, Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [Key: Value] = [:]
+
+    func withLock<Result>(_ body: (inout [Key: Value]) -> Result) -> Result {
+        lock.withLock { body(&storage) }
     }
 }

@@ -135,6 +135,33 @@ extension Database {
     ) throws {
         let columns = values.keys.sorted()
         let sql = "UPDATE \(table) SET \(columns.map { "\"\($0)\" = ?" }.joined(separator: ", ")) WHERE \(condition)"
-        try execute(sql: sql, arguments: StatementArguments(columns.map { values[$0] ?? nil }) + arguments)
+        try execute(cachedSQL: sql, arguments: StatementArguments(columns.map { values[$0] ?? nil }) + arguments)
+    }
+}
+
+// Hot queries run from statements prepared once per connection (`cachedSQL:`); the SQL text is the key.
+extension Row {
+    static func fetchOne(_ db: Database, cachedSQL sql: String, arguments: StatementArguments = []) throws -> Row? {
+        try fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
+    }
+
+    static func fetchAll(_ db: Database, cachedSQL sql: String, arguments: StatementArguments = []) throws -> [Row] {
+        try fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+    }
+}
+
+extension DatabaseValueConvertible where Self: StatementColumnConvertible {
+    static func fetchOne(_ db: Database, cachedSQL sql: String, arguments: StatementArguments = []) throws -> Self? {
+        try fetchOne(db.cachedStatement(sql: sql), arguments: arguments)
+    }
+
+    static func fetchAll(_ db: Database, cachedSQL sql: String, arguments: StatementArguments = []) throws -> [Self] {
+        try fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
+    }
+}
+
+extension Database {
+    func execute(cachedSQL sql: String, arguments: StatementArguments = []) throws {
+        try cachedStatement(sql: sql).execute(arguments: arguments)
     }
 }

@@ -19,9 +19,9 @@ struct SQLFilter: Sendable {
     func page<Item>(
         _ db: Database, from table: String, orderBy order: String, limit: Int, offset: Int, _ item: (Row) -> Item?
     ) throws -> Page<Item> {
-        let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) \(whereClause)", arguments: arguments) ?? 0
+        let total = try Int.fetchOne(db, cachedSQL: "SELECT COUNT(*) FROM \(table) \(whereClause)", arguments: arguments) ?? 0
         let rows = try Row.fetchAll(
-            db, sql: "SELECT * FROM \(table) \(whereClause) ORDER BY \(order) LIMIT ? OFFSET ?",
+            db, cachedSQL: "SELECT * FROM \(table) \(whereClause) ORDER BY \(order) LIMIT ? OFFSET ?",
             arguments: arguments + [limit, offset])
         return Page(data: rows.compactMap(item), pagination: Pagination(total: total, limit: limit, offset: offset))
     }

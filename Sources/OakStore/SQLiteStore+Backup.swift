@@ -40,7 +40,7 @@ extension SQLiteStore: MaintenanceRepository {
             throw OakError(.conflict, "A backup named \(filename) already exists")
         }
         try await pool.writeWithoutTransaction { db in
-            try db.execute(sql: "VACUUM INTO ?", arguments: [path])
+            try db.execute(cachedSQL: "VACUUM INTO ?", arguments: [path])
         }
         try Self.pruneBackups(in: directory, keep: keep)
         let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0

@@ -33,10 +33,10 @@ extension SQLiteStore: CatalogRepository {
 
     public func stats() async throws -> CatalogStats {
         try await read { db in
-            func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql) ?? 0 }
+            func count(_ sql: String) throws -> Int { try Int.fetchOne(db, cachedSQL: sql) ?? 0 }
             func grouped(_ sql: String) throws -> [String: Int] {
                 var result: [String: Int] = [:]
-                for row in try Row.fetchAll(db, sql: sql) {
+                for row in try Row.fetchAll(db, cachedSQL: sql) {
                     let key: String? = row[0]
                     result[key ?? "unknown"] = row[1]
                 }
@@ -64,13 +64,18 @@ extension SQLiteStore: CatalogRepository {
         if let cached = await exportCache.cached(at: version) { return cached }
         let (snapshot, builtAt) = try await read { db in
             let version = try Self.changeLogVersion(db)
-            let species = try Row.fetchAll(db, sql: "SELECT * FROM oak_entries ORDER BY scientific_name").map(Species.init(row:))
+            let species = try Row.fetchAll(db, cachedSQL: "SELECT * FROM oak_entries ORDER BY scientific_name").map(Species.init(row:))
             let sources = Dictionary(grouping: try Self.attributedSources(db, of: nil), by: \.record.scientificName)
-            let document = ExportDocument(
-                species: species.map { ExportedSpecies(species: $0, sources: sources[$0.scientificName] ?? []) })
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-            let body = try encoder.encode(document)
+            // One species at a time: the same bytes as encoding `ExportDocument` whole, without the encoder's
+            // tree of the whole document in memory at once.
+            var body = Data(#"{"species":["#.utf8)
+            for (index, item) in species.enumerated() {
+                if index > 0 { body.append(UInt8(ascii: ",")) }
+                body.append(try encoder.encode(ExportedSpecies(species: item, sources: sources[item.scientificName] ?? [])))
+            }
+            body.append(contentsOf: Array("]}".utf8))
             let digest = SHA256.hash(data: body).prefix(16).map { String(format: "%02x", $0) }.joined()
             return (ExportSnapshot(body: body, etag: "\"\(digest)\""), version)
         }
@@ -79,7 +84,7 @@ extension SQLiteStore: CatalogRepository {
     }
 
     public func checkReady() async throws {
-        _ = try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sources") }
+        _ = try await read { db in try Int.fetchOne(db, cachedSQL: "SELECT COUNT(*) FROM sources") }
     }
 
     /// The newest change sequence number: it moves on every committed mutation.

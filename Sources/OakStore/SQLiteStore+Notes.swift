@@ -11,7 +11,7 @@ extension SQLiteStore: NoteRepository {
                 sql += " AND ss.scientific_name = ?"
                 arguments += [Species.normalizedName(species)]
             }
-            return try Row.fetchAll(db, sql: sql + " ORDER BY ss.scientific_name, ss.id", arguments: arguments).map(Self.note(row:))
+            return try Row.fetchAll(db, cachedSQL: sql + " ORDER BY ss.scientific_name, ss.id", arguments: arguments).map(Self.note(row:))
         }
     }
 
@@ -86,7 +86,7 @@ extension SQLiteStore: NoteRepository {
     }
 
     static func fetchNote(_ db: Database, _ id: UUID) throws -> Note? {
-        try Row.fetchOne(db, sql: "\(noteSelect) WHERE ss.uuid = ?", arguments: [id.uuidString.lowercased()]).map(note(row:))
+        try Row.fetchOne(db, cachedSQL: "\(noteSelect) WHERE ss.uuid = ?", arguments: [id.uuidString.lowercased()]).map(note(row:))
     }
 
     /// The note, which must exist and, when a version is expected, be at that version.
@@ -113,7 +113,7 @@ extension SQLiteStore: NoteRepository {
             throw OakError.invalid("sourceId", "no source with id \(sourceId) exists")
         }
         if let existing = try String.fetchOne(
-            db, sql: "SELECT uuid FROM species_sources WHERE scientific_name = ? AND source_id = ?", arguments: [species, sourceId])
+            db, cachedSQL: "SELECT uuid FROM species_sources WHERE scientific_name = ? AND source_id = ?", arguments: [species, sourceId])
         {
             throw OakError(
                 .conflict, "Species '\(species)' already has a note from source \(sourceId)", details: ["id": .string(existing)])
@@ -128,7 +128,7 @@ extension SQLiteStore: NoteRepository {
 
     /// Writes a note's fields and timestamp into its row.
     static func saveNote(_ db: Database, id: UUID, fields: NoteFields, updatedAt: Date) throws {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM species_sources WHERE uuid = ?", arguments: [id.uuidString.lowercased()])
+        guard let row = try Row.fetchOne(db, cachedSQL: "SELECT * FROM species_sources WHERE uuid = ?", arguments: [id.uuidString.lowercased()])
         else { throw OakError.notFound("Note", id.uuidString.lowercased()) }
         var record = SpeciesSource(row: row)
         fields.apply(to: &record)

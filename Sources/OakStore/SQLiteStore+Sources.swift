@@ -5,7 +5,7 @@ import OakModels
 extension SQLiteStore: SourceRepository {
     public func listSources() async throws -> [Source] {
         try await read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM sources ORDER BY id").map(Source.init(row:))
+            try Row.fetchAll(db, cachedSQL: "SELECT * FROM sources ORDER BY id").map(Source.init(row:))
         }
     }
 
@@ -36,19 +36,19 @@ extension SQLiteStore: SourceRepository {
         try await write { db in
             _ = try Self.fetchSource(db, id)
             let users = try String.fetchAll(
-                db, sql: "SELECT scientific_name FROM species_sources WHERE source_id = ? ORDER BY scientific_name",
+                db, cachedSQL: "SELECT scientific_name FROM species_sources WHERE source_id = ? ORDER BY scientific_name",
                 arguments: [id])
             if !users.isEmpty {
                 throw OakError(
                     .conflict, "Source \(id) is used by the data of \(users.count) species; delete that data first",
                     details: ["blocking_species": .array(users.map(JSONValue.string))])
             }
-            try db.execute(sql: "DELETE FROM sources WHERE id = ?", arguments: [id])
+            try db.execute(cachedSQL: "DELETE FROM sources WHERE id = ?", arguments: [id])
         }
     }
 
     static func fetchSource(_ db: Database, _ id: Int) throws -> Source {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sources WHERE id = ?", arguments: [id]) else {
+        guard let row = try Row.fetchOne(db, cachedSQL: "SELECT * FROM sources WHERE id = ?", arguments: [id]) else {
             throw OakError.notFound("Source", String(id))
         }
         return Source(row: row)

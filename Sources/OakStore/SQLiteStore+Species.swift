@@ -83,8 +83,8 @@ extension SQLiteStore: SpeciesRepository {
                     details: ["blocking_hybrids": .array(blocking.map(JSONValue.string))])
             }
             // Explicit, so legacy files without the cascading foreign key lose nothing extra either.
-            try db.execute(sql: "DELETE FROM species_sources WHERE scientific_name = ?", arguments: [species.scientificName])
-            try db.execute(sql: "DELETE FROM oak_entries WHERE scientific_name = ?", arguments: [species.scientificName])
+            try db.execute(cachedSQL: "DELETE FROM species_sources WHERE scientific_name = ?", arguments: [species.scientificName])
+            try db.execute(cachedSQL: "DELETE FROM oak_entries WHERE scientific_name = ?", arguments: [species.scientificName])
         }
     }
 
@@ -99,7 +99,7 @@ extension SQLiteStore: SpeciesRepository {
     }
 
     static func speciesExists(_ db: Database, _ name: String) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM oak_entries WHERE scientific_name = ?)", arguments: [name]) ?? false
+        try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM oak_entries WHERE scientific_name = ?)", arguments: [name]) ?? false
     }
 
     /// A species' source data with source names, preferred first, then by source id.

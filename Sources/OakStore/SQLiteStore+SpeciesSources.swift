@@ -7,7 +7,7 @@ extension SQLiteStore: SpeciesSourceRepository {
         try await read { db in
             let species = try Self.fetchSpecies(db, name)
             return try Row.fetchAll(
-                db, sql: "SELECT * FROM species_sources WHERE scientific_name = ? ORDER BY is_preferred DESC, source_id",
+                db, cachedSQL: "SELECT * FROM species_sources WHERE scientific_name = ? ORDER BY is_preferred DESC, source_id",
                 arguments: [species.scientificName]
             ).map(SpeciesSource.init(row:))
         }
@@ -51,7 +51,7 @@ extension SQLiteStore: SpeciesSourceRepository {
         let species = try fetchSpecies(db, name)
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT * FROM species_sources WHERE scientific_name = ? AND source_id = ?",
+                db, cachedSQL: "SELECT * FROM species_sources WHERE scientific_name = ? AND source_id = ?",
                 arguments: [species.scientificName, sourceId])
         else { throw OakError.notFound("Data of source \(sourceId) for species", species.scientificName) }
         return SpeciesSource(row: row)
@@ -59,7 +59,7 @@ extension SQLiteStore: SpeciesSourceRepository {
 
     /// Deletes a row, stamping its tombstone with the time of the delete.
     static func deleteSpeciesSource(_ db: Database, _ record: SpeciesSource, at time: Date) throws {
-        try db.execute(sql: "DELETE FROM species_sources WHERE id = ?", arguments: [record.id])
+        try db.execute(cachedSQL: "DELETE FROM species_sources WHERE id = ?", arguments: [record.id])
         try db.execute(
             sql: "UPDATE change_log SET deleted_at = ? WHERE entity = 'notes' AND entity_key = ?",
             arguments: [WireTime.formatPrecise(time), record.uuid.uuidString.lowercased()])
@@ -75,7 +75,7 @@ extension SQLiteStore: SpeciesSourceRepository {
             throw OakError.invalid("source_id", "no source with id \(record.sourceId) exists")
         }
         if let existing = try Row.fetchOne(
-            db, sql: "SELECT id, uuid FROM species_sources WHERE scientific_name = ? AND source_id = ?",
+            db, cachedSQL: "SELECT id, uuid FROM species_sources WHERE scientific_name = ? AND source_id = ?",
             arguments: [record.scientificName, record.sourceId])
         {
             let uuid: String? = existing["uuid"]

@@ -12,7 +12,7 @@ extension SQLiteStore: SyncRepository {
             let database = try Self.databaseID(db)
             let position = try SyncCursor(parsing: cursor, database: database)
             let head = try Self.changeLogVersion(db)
-            let compacted = Int64(try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'compacted_through'") ?? "0") ?? 0
+            let compacted = Int64(try String.fetchOne(db, cachedSQL: "SELECT value FROM sync_state WHERE key = 'compacted_through'") ?? "0") ?? 0
             // A cursor is too old when tombstones it has not seen were compacted away.
             let seenThrough = position.snapshotStart ?? position.sequence
             if position.sequence > head || (seenThrough > 0 && seenThrough < compacted) {
@@ -58,10 +58,10 @@ extension SQLiteStore: SyncRepository {
     public func compact(olderThan horizon: Date) async throws -> Int {
         try await write { db in
             let cutoff = WireTime.formatPrecise(horizon)
-            let newest = try Int64.fetchOne(db, sql: "SELECT MAX(seq) FROM change_log WHERE op = 'delete' AND changed_at < ?", arguments: [cutoff])
-            try db.execute(sql: "DELETE FROM sync_receipts WHERE created_at < ?", arguments: [cutoff])
+            let newest = try Int64.fetchOne(db, cachedSQL: "SELECT MAX(seq) FROM change_log WHERE op = 'delete' AND changed_at < ?", arguments: [cutoff])
+            try db.execute(cachedSQL: "DELETE FROM sync_receipts WHERE created_at < ?", arguments: [cutoff])
             guard let newest else { return 0 }
-            try db.execute(sql: "DELETE FROM change_log WHERE op = 'delete' AND seq <= ?", arguments: [newest])
+            try db.execute(cachedSQL: "DELETE FROM change_log WHERE op = 'delete' AND seq <= ?", arguments: [newest])
             let removed = db.changesCount
             try db.execute(
                 sql: """
@@ -77,7 +77,7 @@ extension SQLiteStore: SyncRepository {
 
     /// This database's identity, which every cursor carries: a cursor from another database answers 410.
     static func databaseID(_ db: Database) throws -> String {
-        try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'database_id'") ?? "0"
+        try String.fetchOne(db, cachedSQL: "SELECT value FROM sync_state WHERE key = 'database_id'") ?? "0"
     }
 
     /// The current records of upserted keys, loaded in one query per entity, keyed `entity/key`.
@@ -121,10 +121,8 @@ extension SQLiteStore: SyncRepository {
 
     /// Applies a change once: a change seen before (same digest) gets its recorded result and changes nothing.
     static func applyOnce(_ db: Database, _ change: PushChange, now: Date) throws -> PushResult {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let digest = SHA256.hash(data: try encoder.encode(change)).map { String(format: "%02x", $0) }.joined()
-        if let stored = try String.fetchOne(db, sql: "SELECT result FROM sync_receipts WHERE digest = ?", arguments: [digest]) {
+        let digest = receiptDigest(change)
+        if let stored = try String.fetchOne(db, cachedSQL: "SELECT result FROM sync_receipts WHERE digest = ?", arguments: [digest]) {
             return try JSONDecoder().decode(PushResult.self, from: Data(stored.utf8))
         }
         let result = try decide(db, change, now: now)
@@ -132,8 +130,16 @@ extension SQLiteStore: SyncRepository {
         guard result.status != .rejected else { return result }
         try db.execute(
             sql: "INSERT INTO sync_receipts(digest, result, created_at) VALUES (?, ?, ?)",
-            arguments: [digest, String(decoding: try encoder.encode(result), as: UTF8.self), WireTime.formatPrecise(now)])
+            arguments: [digest, String(decoding: try JSONEncoder().encode(result), as: UTF8.self), WireTime.formatPrecise(now)])
         return result
+    }
+
+    /// A change's identity for receipts: every field that defines it, in a fixed layout, hashed.
+    static func receiptDigest(_ change: PushChange) -> String {
+        let note = change.note.map { "\($0.scientificName)|\($0.sourceId.map(String.init) ?? "-")|\($0.fields.tieBreakKey)" } ?? "-"
+        let text = "\(change.id.uuidString.lowercased())|\(change.op.rawValue)|\(change.baseVersion.map(String.init) ?? "-")|"
+            + "\(WireTime.formatPrecise(change.updatedAt))|\(note)"
+        return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Whether an edit at `time` with `fields` beats the server's copy: later wins; a tie goes to the
@@ -200,7 +206,7 @@ extension SQLiteStore: SyncRepository {
     /// A deleted note's tombstone: its version and when the delete happened.
     static func fetchTombstone(_ db: Database, _ id: UUID) throws -> (version: Int64, deletedAt: Date)? {
         guard let row = try Row.fetchOne(
-            db, sql: "SELECT seq, COALESCE(deleted_at, changed_at) AS deleted_at FROM change_log WHERE entity = 'notes' AND entity_key = ? AND op = 'delete'",
+            db, cachedSQL: "SELECT seq, COALESCE(deleted_at, changed_at) AS deleted_at FROM change_log WHERE entity = 'notes' AND entity_key = ? AND op = 'delete'",
             arguments: [id.uuidString.lowercased()])
         else { return nil }
         return (row["seq"], ColumnCoding.date(row["deleted_at"]))

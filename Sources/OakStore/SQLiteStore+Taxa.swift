@@ -49,10 +49,10 @@ extension SQLiteStore: TaxonRepository {
         try await write { db in
             let taxon = try Self.fetchTaxon(db, level, name)
             let children = try String.fetchAll(
-                db, sql: "SELECT name FROM taxa WHERE parent = ? AND level = ? ORDER BY name",
+                db, cachedSQL: "SELECT name FROM taxa WHERE parent = ? AND level = ? ORDER BY name",
                 arguments: [taxon.name, level.childLevel?.rawValue])
             let species = try String.fetchAll(
-                db, sql: "SELECT scientific_name FROM oak_entries WHERE \(level.rawValue) = ? ORDER BY scientific_name",
+                db, cachedSQL: "SELECT scientific_name FROM oak_entries WHERE \(level.rawValue) = ? ORDER BY scientific_name",
                 arguments: [taxon.name])
             if !children.isEmpty || !species.isEmpty {
                 throw OakError(
@@ -63,12 +63,12 @@ extension SQLiteStore: TaxonRepository {
                         "blocking_species": .array(species.map(JSONValue.string)),
                     ])
             }
-            try db.execute(sql: "DELETE FROM taxa WHERE name = ? AND level = ?", arguments: [taxon.name, level.rawValue])
+            try db.execute(cachedSQL: "DELETE FROM taxa WHERE name = ? AND level = ?", arguments: [taxon.name, level.rawValue])
         }
     }
 
     static func fetchTaxon(_ db: Database, _ level: TaxonLevel, _ name: String) throws -> Taxon {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM taxa WHERE level = ? AND name = ?", arguments: [level.rawValue, name]),
+        guard let row = try Row.fetchOne(db, cachedSQL: "SELECT * FROM taxa WHERE level = ? AND name = ?", arguments: [level.rawValue, name]),
             let taxon = Taxon(row: row)
         else { throw OakError.notFound("Taxon \(level.rawValue)", name) }
         return taxon

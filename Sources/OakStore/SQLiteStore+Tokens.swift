@@ -14,7 +14,7 @@ extension SQLiteStore: TokenRepository {
         let secret = "oak_" + (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         let token = APIToken(name: name, abilities: abilities.sorted(), createdAt: now)
         try await write { db in
-            if try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM api_tokens WHERE name = ?)", arguments: [name]) == true {
+            if try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM api_tokens WHERE name = ?)", arguments: [name]) == true {
                 throw OakError(.conflict, "A token named '\(name)' already exists; revoke it first")
             }
             try db.insert(into: "api_tokens", [
@@ -26,12 +26,12 @@ extension SQLiteStore: TokenRepository {
     }
 
     public func listTokens() async throws -> [APIToken] {
-        try await read { db in try Row.fetchAll(db, sql: "SELECT * FROM api_tokens ORDER BY name").map(Self.token(row:)) }
+        try await read { db in try Row.fetchAll(db, cachedSQL: "SELECT * FROM api_tokens ORDER BY name").map(Self.token(row:)) }
     }
 
     public func revokeToken(name: String) async throws {
         try await write { db in
-            try db.execute(sql: "DELETE FROM api_tokens WHERE name = ?", arguments: [name])
+            try db.execute(cachedSQL: "DELETE FROM api_tokens WHERE name = ?", arguments: [name])
             if db.changesCount == 0 { throw OakError.notFound("Token", name) }
         }
     }
@@ -41,7 +41,7 @@ extension SQLiteStore: TokenRepository {
         let match = try await read { db -> APIToken? in
             // Every stored hash is compared, each in constant time.
             var match: APIToken?
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM api_tokens") where constantTimeEquals(row["token_hash"], presented) {
+            for row in try Row.fetchAll(db, cachedSQL: "SELECT * FROM api_tokens") where constantTimeEquals(row["token_hash"], presented) {
                 match = Self.token(row: row)
             }
             return match

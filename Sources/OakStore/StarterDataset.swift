@@ -21,7 +21,7 @@ enum StarterDataset {
     /// Inserts whichever of the three standard sources is missing (by id), leaving existing ones alone.
     static func insertStandardSources(_ db: Database) throws {
         for source in standardSources {
-            let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM sources WHERE id = ?)", arguments: [source.id]) ?? false
+            let exists = try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM sources WHERE id = ?)", arguments: [source.id]) ?? false
             if !exists {
                 var values = source.columnValues
                 values["id"] = source.id
@@ -45,8 +45,8 @@ enum StarterDataset {
 
     /// Seeds taxa and species into a database that has no species yet, once.
     static func seedIfEmpty(_ db: Database) throws {
-        let seeded = try String.fetchOne(db, sql: "SELECT value FROM import_metadata WHERE key = 'starter_dataset'")
-        let speciesCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM oak_entries") ?? 0
+        let seeded = try String.fetchOne(db, cachedSQL: "SELECT value FROM import_metadata WHERE key = 'starter_dataset'")
+        let speciesCount = try Int.fetchOne(db, cachedSQL: "SELECT COUNT(*) FROM oak_entries") ?? 0
         guard seeded == nil, speciesCount == 0 else { return }
         let document = try load()
         for taxon in document.taxa {

@@ -38,7 +38,8 @@ struct ResponseCacheMiddleware: RouterMiddleware {
 
     /// Weak comparison of an `If-None-Match` list with an ETag.
     static func matches(_ header: String, _ etag: String) -> Bool {
-        header.split(separator: ",").contains {
+        if header == etag { return true }
+        return header.split(separator: ",").contains {
             let tag = $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
             return tag == "*" || tag == etag
         }
