@@ -91,7 +91,9 @@ def coldstart(args):
 
 
 def pull(args):
-    """A full sync pull from no cursor, following `cursor` until `hasMore` is false; median of --runs."""
+    """A full sync pull from no cursor, following `cursor` until `hasMore` is false; median of --runs.
+    Later runs can be answered from the server's response cache, so the first run is reported too, and the
+    target is judged on it (a new device's first sync is the uncached case)."""
     times = []
     for _ in range(args.runs):
         start = time.perf_counter()
@@ -106,7 +108,7 @@ def pull(args):
                 break
         conn.close()
         times.append((time.perf_counter() - start) * 1000)
-    print(json.dumps(summary(times, changes=changes, pages=pages)))
+    print(json.dumps(summary(times, changes=changes, pages=pages, first_ms=round(times[0], 1))))
 
 
 def push(args):
@@ -146,7 +148,7 @@ TARGETS = {
     "export_304": [("ratio", ">=", 0.5, "≥ 50% of baseline")],
     "search": [("ratio", ">=", 0.2, "≥ 20% of baseline")],
     "export_rebuild": [("median_ms", "<=", 20.0, "≤ 20 ms")],
-    "sync_pull": [("median_ms", "<=", 300.0, "≤ 300 ms")],
+    "sync_pull": [("first_ms", "<=", 300.0, "≤ 300 ms (first, uncached run)")],
     "sync_push": [("median_ms", "<=", 500.0, "≤ 500 ms")],
     "cold_start": [("median_ms", "<=", 200.0, "≤ 200 ms")],
     "peak_rss": [("mb", "<=", 64.0, "≤ 64 MB")],
@@ -196,7 +198,7 @@ def report(args):
     measures = {}
     for r in raw:
         if "median_ms" in r:
-            detail = ", ".join(f"{k} {r[k]}" for k in ("changes", "pages", "notes", "batches", "bytes") if k in r)
+            detail = ", ".join(f"{k.replace('_ms', ' ms')} {r[k]}" for k in ("first_ms", "changes", "pages", "notes", "batches", "bytes") if k in r)
             measures[r["name"]] = {**r, "text": f"{r['median_ms']:.1f} ms" + (f" ({detail})" if detail else "")}
         elif "mb" in r:
             measures[r["name"]] = {**r, "text": f"{r['mb']:.1f} MB"}
