@@ -58,12 +58,16 @@ extension SQLiteStore: CatalogRepository {
         }
     }
 
-    /// The export, rebuilt only when the change log has moved since the cached copy.
+    /// The export, rebuilt only when the change log has moved since the cached copy; concurrent requests
+    /// for a new version share one rebuild.
     public func export() async throws -> ExportSnapshot {
         let version = try await read { db in try Self.changeLogVersion(db) }
-        if let cached = await exportCache.cached(at: version) { return cached }
-        let (snapshot, builtAt) = try await read { db in
-            let version = try Self.changeLogVersion(db)
+        return try await exportCache.snapshot(at: version) { try await self.buildExport() }
+    }
+
+    /// Encodes the whole export in one read transaction.
+    private func buildExport() async throws -> ExportSnapshot {
+        try await read { db in
             let species = try Row.fetchAll(db, cachedSQL: "SELECT * FROM oak_entries ORDER BY scientific_name").map(Species.init(row:))
             let sources = Dictionary(grouping: try Self.attributedSources(db, of: nil), by: \.record.scientificName)
             let encoder = JSONEncoder()
@@ -77,10 +81,8 @@ extension SQLiteStore: CatalogRepository {
             }
             body.append(contentsOf: Array("]}".utf8))
             let digest = SHA256.hash(data: body).prefix(16).map { String(format: "%02x", $0) }.joined()
-            return (ExportSnapshot(body: body, etag: "\"\(digest)\""), version)
+            return ExportSnapshot(body: body, etag: "\"\(digest)\"")
         }
-        await exportCache.store(snapshot, at: builtAt)
-        return snapshot
     }
 
     public func checkReady() async throws {

@@ -85,19 +85,24 @@ public final class SQLiteStore: Sendable {
     var now: Date { WireTime.milliseconds(clock()) }
 }
 
-/// Caches the encoded export until the change log moves.
+/// The encoded export of one change-log version; a build for a newer version is shared by everyone who
+/// asks while it runs.
 actor ExportCache {
     private var version: Int64 = -1
-    private var snapshot: ExportSnapshot?
+    private var build: Task<ExportSnapshot, any Error>?
 
-    func cached(at version: Int64) -> ExportSnapshot? {
-        version == self.version ? snapshot : nil
-    }
-
-    func store(_ snapshot: ExportSnapshot, at version: Int64) {
-        if version >= self.version {
+    func snapshot(at version: Int64, building: @escaping @Sendable () async throws -> ExportSnapshot) async throws -> ExportSnapshot {
+        if build == nil || version > self.version {
             self.version = version
-            self.snapshot = snapshot
+            build = Task { try await building() }
+        }
+        let current = build!
+        do {
+            return try await current.value
+        } catch {
+            // A failed build is not kept: the next request tries again.
+            if version == self.version { build = nil }
+            throw error
         }
     }
 }

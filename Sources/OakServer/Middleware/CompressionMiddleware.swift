@@ -43,6 +43,11 @@ final class BodyCollector: ResponseBodyWriter, @unchecked Sendable {
     }
 
     func write(_ buffer: ByteBuffer) async throws {
+        // A body of one buffer (the usual case) is kept as it is, not copied.
+        guard self.buffer.readableBytes > 0 else {
+            self.buffer = buffer
+            return
+        }
         var buffer = buffer
         self.buffer.writeBuffer(&buffer)
     }
