@@ -77,6 +77,10 @@ let package = Package(
         ),
         .target(name: "OakTestSupport"),
         .testTarget(
+            name: "OakCLITests",
+            dependencies: ["oak", "OakStore", "OakModels", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(
             name: "OakStoreTests",
             dependencies: ["OakStore", "OakModels", .product(name: "GRDB", package: "GRDB.swift")]
         ),
