@@ -8,8 +8,7 @@ public struct SyncConfiguration: Sendable {
     public var pushBatchSize: Int
     /// Changes per page of an incremental pull.
     public var pullPageSize: Int
-    /// Changes per page of a full snapshot; the server's maximum, so that a snapshot of today's compendium
-    /// takes one page (the server answers 410 to the cursor of an intermediate snapshot page once it has compacted).
+    /// Changes per page of a full snapshot; the server's maximum, so a first sync takes few round trips.
     public var snapshotPageSize: Int
     public var retry: RetryPolicy
     /// Quiet time after a local write before the engine syncs.
