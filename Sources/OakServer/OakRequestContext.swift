@@ -84,6 +84,16 @@ extension Request {
         }
     }
 
+    /// Whether `If-None-Match` names `etag` (or `*`), compared weakly as RFC 9110 asks.
+    func ifNoneMatchMatches(_ etag: String) -> Bool {
+        guard let header = headers[.ifNoneMatch] else { return false }
+        if header == etag { return true }
+        return header.split(separator: ",").contains {
+            let tag = $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
+            return tag == "*" || tag == etag
+        }
+    }
+
     /// A query parameter, percent-decoded.
     func query(_ name: String) -> String? {
         uri.queryParameters.get(name)

@@ -29,10 +29,7 @@ struct CatalogController {
     @Sendable func export(_ request: Request, context: OakRequestContext) async throws -> Response {
         let snapshot = try await repository.export()
         var headers: HTTPFields = [.eTag: snapshot.etag, .cacheControl: "public, max-age=300"]
-        // Weak comparison, as RFC 9110 asks of If-None-Match.
-        let presented = request.headers[.ifNoneMatch]?.split(separator: ",")
-            .map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") } ?? []
-        if presented.contains(snapshot.etag) || presented.contains("*") {
+        if request.ifNoneMatchMatches(snapshot.etag) {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = "application/json; charset=utf-8"

@@ -17,7 +17,7 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         let version = try await store.dataVersion()
         let key = "\(CompressionMiddleware.acceptsGzip(request.headers[.acceptEncoding]) ? "gzip" : "plain") \(request.uri)"
         if let entry = cache.entry(for: key, at: version) {
-            if let etag = entry.headers[.eTag], request.headers[.ifNoneMatch].map({ Self.matches($0, etag) }) == true {
+            if let etag = entry.headers[.eTag], request.ifNoneMatchMatches(etag) {
                 return Response(status: .notModified, headers: entry.headers.filter { $0.name == .eTag || $0.name == .cacheControl })
             }
             return Response(status: .ok, headers: entry.headers, body: .init(byteBuffer: entry.body))
@@ -34,15 +34,6 @@ struct ResponseCacheMiddleware: RouterMiddleware {
     /// Reads whose answer depends only on the URI and the data (not on who asks).
     static func isCacheable(_ path: String) -> Bool {
         path.hasPrefix("/api/v1/") && !path.hasPrefix("/api/v1/auth/") && !path.hasPrefix("/api/v1/health")
-    }
-
-    /// Weak comparison of an `If-None-Match` list with an ETag.
-    static func matches(_ header: String, _ etag: String) -> Bool {
-        if header == etag { return true }
-        return header.split(separator: ",").contains {
-            let tag = $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
-            return tag == "*" || tag == etag
-        }
     }
 }
 
@@ -101,6 +92,4 @@ final class ResponseCache: @unchecked Sendable {
             }
         }
     }
-
-    var count: Int { lock.withLock { slots.count } }
 }
