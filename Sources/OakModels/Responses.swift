@@ -167,4 +167,18 @@ public struct ExportDocument: Encodable, Sendable {
     public init(species: [ExportedSpecies]) {
         self.species = species
     }
+
+    /// The document as JSON with sorted keys, encoded one species at a time: the same bytes as encoding
+    /// it whole, without the encoder's tree of the whole document in memory at once.
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
+        var body = Data(#"{"species":["#.utf8)
+        for (index, item) in species.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(try encoder.encode(item))
+        }
+        body.append(contentsOf: Array("]}".utf8))
+        return body
+    }
 }

@@ -124,8 +124,7 @@ extension Database {
     func insert(into table: String, _ values: [String: (any DatabaseValueConvertible)?]) throws {
         let columns = values.keys.sorted()
         let sql = "INSERT INTO \(table) (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-        let arguments: StatementArguments = StatementArguments(columns.map { values[$0] ?? nil })
-        try cachedStatement(sql: sql).execute(arguments: arguments)
+        try execute(cachedSQL: sql, arguments: StatementArguments(columns.map { values[$0] ?? nil }))
     }
 
     /// Updates the rows matching `condition` with column values.

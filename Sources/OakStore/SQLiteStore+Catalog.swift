@@ -70,16 +70,9 @@ extension SQLiteStore: CatalogRepository {
         try await read { db in
             let species = try Row.fetchAll(db, cachedSQL: "SELECT * FROM oak_entries ORDER BY scientific_name").map(Species.init(row:))
             let sources = Dictionary(grouping: try Self.attributedSources(db, of: nil), by: \.record.scientificName)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-            // One species at a time: the same bytes as encoding `ExportDocument` whole, without the encoder's
-            // tree of the whole document in memory at once.
-            var body = Data(#"{"species":["#.utf8)
-            for (index, item) in species.enumerated() {
-                if index > 0 { body.append(UInt8(ascii: ",")) }
-                body.append(try encoder.encode(ExportedSpecies(species: item, sources: sources[item.scientificName] ?? [])))
-            }
-            body.append(contentsOf: Array("]}".utf8))
+            let body = try ExportDocument(
+                species: species.map { ExportedSpecies(species: $0, sources: sources[$0.scientificName] ?? []) }
+            ).encoded()
             let digest = SHA256.hash(data: body).prefix(16).map { String(format: "%02x", $0) }.joined()
             return ExportSnapshot(body: body, etag: "\"\(digest)\"")
         }
