@@ -1,6 +1,7 @@
 #if canImport(AsyncHTTPClient)
 import AsyncHTTPClient
 import Foundation
+import OakModels
 
 /// The Linux transport, on AsyncHTTPClient (URLSession on Linux has known hangs).
 public struct AsyncHTTPClientTransport: HTTPTransport {
@@ -23,8 +24,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         if let body = request.body {
             outgoing.body = .bytes(body)
         }
-        let milliseconds = request.timeout.components.seconds * 1000 + request.timeout.components.attoseconds / 1_000_000_000_000_000
-        let response = try await client.execute(outgoing, timeout: .milliseconds(milliseconds))
+        let response = try await client.execute(outgoing, timeout: .milliseconds(Int64(request.timeout.inSeconds * 1000)))
         let body = try await response.body.collect(upTo: maxBodyBytes)
         var headers: [String: String] = [:]
         for (name, value) in response.headers {

@@ -1,5 +1,6 @@
 #if !canImport(AsyncHTTPClient)
 import Foundation
+import OakModels
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -16,8 +17,7 @@ public struct URLSessionTransport: HTTPTransport {
         var outgoing = URLRequest(url: request.url)
         outgoing.httpMethod = request.method
         outgoing.httpBody = request.body
-        outgoing.timeoutInterval = Double(request.timeout.components.seconds)
-            + Double(request.timeout.components.attoseconds) / 1e18
+        outgoing.timeoutInterval = request.timeout.inSeconds
         for (name, value) in request.headers {
             outgoing.setValue(value, forHTTPHeaderField: name)
         }

@@ -68,8 +68,7 @@ public final class SQLiteStore: Sendable {
     /// and within a second for writes by other processes (older tools writing the file directly).
     /// Read it before reading the data that a cached answer is derived from.
     public func dataVersion() async throws -> DataVersion {
-        let now = ContinuousClock.now - Self.started
-        let seconds = Double(now.components.seconds) + Double(now.components.attoseconds) / 1e18
+        let seconds = (ContinuousClock.now - Self.started).inSeconds
         var state = activity.generationState(now: seconds, refreshAfter: 1)
         if state.due {
             let head = try await read { db in try Self.changeLogVersion(db) }

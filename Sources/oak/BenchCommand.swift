@@ -9,10 +9,3 @@ struct BenchCommand: AsyncParsableCommand {
         subcommands: [BenchSeedCommand.self, BenchExportRebuildCommand.self, BenchBaselineCommand.self]
     )
 }
-
-extension Duration {
-    /// The duration in milliseconds, for timings printed by the bench commands.
-    var milliseconds: Double {
-        Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15
-    }
-}

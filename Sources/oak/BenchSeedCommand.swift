@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import OakModels
 import OakStore
 
 /// `oak bench seed`: fills a database with deterministic synthetic species, species sources and notes.
@@ -32,7 +33,7 @@ struct BenchSeedCommand: AsyncParsableCommand {
         let start = ContinuousClock.now
         let summary = try await store.addSyntheticLoad(SyntheticLoad(species: species, speciesSources: speciesSources, notes: notes))
         let elapsed = ContinuousClock.now - start
-        say("Seeded \(database.path) in \(Int(elapsed.milliseconds)) ms: +\(summary.speciesAdded) species, "
+        say("Seeded \(database.path) in \(Int(elapsed.inSeconds * 1000)) ms: +\(summary.speciesAdded) species, "
             + "+\(summary.speciesSourcesAdded) species sources, +\(summary.notesAdded) notes, +\(summary.sourcesAdded) sources")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OakModels
 
 /// Per-client token buckets. Memory is bounded: when more than `maxClients` buckets exist, idle
 /// (refilled) buckets are evicted first, then the least recently used.
@@ -45,8 +46,7 @@ public final class RateLimiter: @unchecked Sendable {
     }
 
     public static func monotonicSeconds() -> Double {
-        let elapsed = ContinuousClock.now - ContinuousClock.Instant.processStart
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        (ContinuousClock.now - ContinuousClock.Instant.processStart).inSeconds
     }
 
     /// Takes one token from the bucket `key` under `policy`.
