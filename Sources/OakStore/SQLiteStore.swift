@@ -68,7 +68,8 @@ public final class SQLiteStore: Sendable {
     /// and within a second for writes by other processes (older tools writing the file directly).
     /// Read it before reading the data that a cached answer is derived from.
     public func dataVersion() async throws -> DataVersion {
-        let seconds = (ContinuousClock.now - Self.started).inSeconds
+        let elapsed: Duration = ContinuousClock.now - Self.started
+        let seconds = elapsed.inSeconds
         var state = activity.generationState(now: seconds, refreshAfter: 1)
         if state.due {
             let head = try await read { db in try Self.changeLogVersion(db) }
@@ -78,7 +79,7 @@ public final class SQLiteStore: Sendable {
         return DataVersion(writes: state.generation, changeLogHead: state.head)
     }
 
-    private static let started = ContinuousClock.now
+    private static let started: ContinuousClock.Instant = .now
 
     /// The current time at the database's precision (milliseconds).
     var now: Date { WireTime.milliseconds(clock()) }

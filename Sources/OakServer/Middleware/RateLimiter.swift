@@ -46,7 +46,8 @@ public final class RateLimiter: @unchecked Sendable {
     }
 
     public static func monotonicSeconds() -> Double {
-        (ContinuousClock.now - ContinuousClock.Instant.processStart).inSeconds
+        let elapsed: Duration = ContinuousClock.now - ContinuousClock.Instant.processStart
+        return elapsed.inSeconds
     }
 
     /// Takes one token from the bucket `key` under `policy`.
@@ -82,5 +83,5 @@ public final class RateLimiter: @unchecked Sendable {
 
 extension ContinuousClock.Instant {
     /// A fixed reference point, so instants can be turned into plain seconds.
-    static let processStart = ContinuousClock.now
+    static let processStart: ContinuousClock.Instant = .now
 }
