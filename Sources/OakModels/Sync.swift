@@ -22,7 +22,7 @@ public enum SyncOperation: String, Codable, Sendable {
 }
 
 /// One entry of a pull: an upsert with the full record, or a delete tombstone.
-public struct SyncChange: Encodable, Sendable {
+public struct SyncChange: Decodable, Sendable {
     public var entity: SyncEntity
     public var op: SyncOperation
     /// The entity's key: a note's id, a species' name, `level/name` for a taxon, a source's id.
@@ -42,17 +42,27 @@ public struct SyncChange: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey { case entity, op, key, version, record }
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(entity, forKey: .entity)
-        try container.encode(op, forKey: .op)
-        try container.encode(key, forKey: .key)
-        try container.encode(version, forKey: .version)
-        try container.encodeNullable(record, forKey: .record)
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        entity = try container.decode(SyncEntity.self, forKey: .entity)
+        op = try container.decode(SyncOperation.self, forKey: .op)
+        key = try container.decode(String.self, forKey: .key)
+        version = try container.decode(Int64.self, forKey: .version)
+        guard op == .upsert, try !container.decodeNil(forKey: .record) else {
+            record = nil
+            return
+        }
+        let recordDecoder = try container.superDecoder(forKey: .record)
+        switch entity {
+        case .notes: record = .note(try Note(from: recordDecoder))
+        case .species: record = .species(try Species(from: recordDecoder))
+        case .taxa: record = .taxon(try Taxon(from: recordDecoder))
+        case .sources: record = .source(try Source(from: recordDecoder))
+        }
     }
 }
 
-/// A pulled record of any entity.
+/// A pulled record of any entity; it encodes as the record itself (clients keep catalog records as JSON).
 public enum SyncRecord: Encodable, Sendable {
     case note(Note)
     case species(Species)
@@ -69,8 +79,9 @@ public enum SyncRecord: Encodable, Sendable {
     }
 }
 
-/// The answer of a pull: changes in sequence order, the cursor to pull from next, and whether more wait.
-public struct PullResponse: Encodable, Sendable {
+/// A page of a pull: changes in sequence order, the cursor to pull from next, and whether more wait.
+/// The server writes it directly as JSON (see `SQLiteStore.pull`); clients decode it.
+public struct PullResponse: Decodable, Sendable {
     public var changes: [SyncChange]
     public var cursor: String
     public var hasMore: Bool

@@ -22,15 +22,6 @@ public struct OakRequestContext: RequestContext {
     public var responseEncoder: JSONEncoder { WireJSON.encoder }
 }
 
-/// The JSON encoder of every response.
-enum WireJSON {
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        return encoder
-    }()
-}
-
 extension Request {
     /// The largest request body accepted (the request-limits middleware rejects larger declared ones earlier).
     static let maxBodySize = ServerConfiguration.defaultMaxBodySize

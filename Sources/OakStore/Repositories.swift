@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import OakModels
 
 /// Species: the compendium's main records, keyed by scientific name.
@@ -49,9 +50,10 @@ public protocol CatalogRepository: Sendable {
     func checkReady() async throws
 }
 
-/// The encoded export with its strong ETag (a hash of the data only).
+/// The encoded export (the web app's `quercus_data.json`: `{"species": [...]}`, each species with its
+/// taxonomy and attributed sources) with its strong ETag (a hash of the data only).
 public struct ExportSnapshot: Sendable {
-    public let body: Data
+    public let body: ByteBuffer
     public let etag: String
 }
 
@@ -73,7 +75,8 @@ public protocol NoteRepository: Sendable {
 public protocol SyncRepository: Sendable {
     /// Changes after `cursor` in sequence order; no cursor gives a full snapshot. A cursor from before
     /// the compaction horizon (or from another database) answers 410.
-    func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> PullResponse
+    /// The page is returned as JSON, the wire form of `PullResponse`.
+    func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> ByteBuffer
     func push(_ changes: [PushChange]) async throws -> [PushResult]
     /// Removes tombstones and push receipts older than `horizon`; returns how many tombstones went.
     func compact(olderThan horizon: Date) async throws -> Int

@@ -37,6 +37,75 @@ enum ColumnCoding {
     static func date(_ text: String?) -> Date {
         text.flatMap(WireTime.parse) ?? Date(timeIntervalSince1970: 0)
     }
+
+    /// A column name from a Swift case name: `closelyRelatedTo` is `closely_related_to`.
+    static func snakeCase(_ name: String) -> String {
+        name.map { $0.isUppercase ? "_\($0.lowercased())" : "\($0)" }.joined()
+    }
+
+    // Byte-level readers for the hand-written JSON of the export and sync pages (`JSONOutput`). Each
+    // recognizes the common stored form and returns nil for anything else, which then takes the paths above.
+
+    /// Whether list text means an empty list: `[]`, or blank.
+    static func isEmptyList(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        text.elementsEqual("[]".utf8) || text.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+    }
+
+    /// Where the strings of a JSON array of strings without escape sequences are; nil for any other text.
+    static func plainStringRanges(_ text: UnsafeBufferPointer<UInt8>) -> [Range<Int>]? {
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        var index = 0
+        func skipSpace() {
+            while index < text.count, text[index] == 0x20 || text[index] == 0x09 || text[index] == 0x0A || text[index] == 0x0D {
+                index += 1
+            }
+        }
+        func take(_ byte: UInt8) -> Bool {
+            guard index < text.count, text[index] == byte else { return false }
+            index += 1
+            skipSpace()
+            return true
+        }
+        skipSpace()
+        guard take(UInt8(ascii: "[")) else { return nil }
+        var ranges: [Range<Int>] = []
+        if !take(UInt8(ascii: "]")) {
+            repeat {
+                guard index < text.count, text[index] == quote else { return nil }
+                let start = index + 1
+                index = start
+                while index < text.count, text[index] != quote {
+                    guard text[index] >= 0x20, text[index] != backslash else { return nil }
+                    index += 1
+                }
+                guard index < text.count else { return nil }
+                ranges.append(start..<index)
+                index += 1
+                skipSpace()
+            } while take(UInt8(ascii: ","))
+            guard take(UInt8(ascii: "]")) else { return nil }
+        }
+        return index == text.count ? ranges : nil
+    }
+
+    /// The length of the whole-second part (`2025-01-10T14:20:00`) of a timestamp stored as
+    /// `2025-01-10T14:20:00.123Z` or `2025-01-10T14:20:00Z`; nil for any other text.
+    static func wholeSecondsPrefix(of text: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard text.count == 20 || (text.count == 24 && text[19] == UInt8(ascii: ".")), text.last == UInt8(ascii: "Z") else { return nil }
+        func number(_ range: Range<Int>, _ limits: ClosedRange<Int>) -> Bool {
+            var value = 0
+            for index in range {
+                guard (0x30...0x39).contains(text[index]) else { return false }
+                value = value * 10 + Int(text[index] - 0x30)
+            }
+            return limits.contains(value)
+        }
+        guard text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"), text[10] == UInt8(ascii: "T"),
+            text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"), number(0..<4, 1...9999), number(5..<7, 1...12), number(8..<10, 1...31), number(11..<13, 0...23),
+            number(14..<16, 0...59), number(17..<19, 0...59), text.count == 20 || number(20..<23, 0...999)
+        else { return nil }
+        return 19
+    }
 }
 
 extension Species {

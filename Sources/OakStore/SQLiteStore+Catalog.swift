@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GRDB
 import OakModels
@@ -55,26 +54,6 @@ extension SQLiteStore: CatalogRepository {
                 taxaByLevel: try grouped("SELECT level, COUNT(*) FROM taxa GROUP BY level"),
                 speciesSourcesBySource: try grouped(
                     "SELECT CAST(source_id AS TEXT), COUNT(*) FROM species_sources GROUP BY source_id"))
-        }
-    }
-
-    /// The export, rebuilt only when the change log has moved since the cached copy; concurrent requests
-    /// for a new version share one rebuild.
-    public func export() async throws -> ExportSnapshot {
-        let version = try await read { db in try Self.changeLogVersion(db) }
-        return try await exportCache.snapshot(at: version) { try await self.buildExport() }
-    }
-
-    /// Encodes the whole export in one read transaction.
-    private func buildExport() async throws -> ExportSnapshot {
-        try await read { db in
-            let species = try Row.fetchAll(db, cachedSQL: "SELECT * FROM oak_entries ORDER BY scientific_name").map(Species.init(row:))
-            let sources = Dictionary(grouping: try Self.attributedSources(db, of: nil), by: \.record.scientificName)
-            let body = try ExportDocument(
-                species: species.map { ExportedSpecies(species: $0, sources: sources[$0.scientificName] ?? []) }
-            ).encoded()
-            let digest = SHA256.hash(data: body).prefix(16).map { String(format: "%02x", $0) }.joined()
-            return ExportSnapshot(body: body, etag: "\"\(digest)\"")
         }
     }
 

@@ -1,13 +1,14 @@
 import Crypto
 import Foundation
 import GRDB
+import NIOCore
 import OakModels
 
 extension SQLiteStore: SyncRepository {
     /// How far in the future a pushed timestamp may be before it is clamped to server time.
     static let allowedClockSkew: TimeInterval = 5 * 60
 
-    public func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> PullResponse {
+    public func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> ByteBuffer {
         try await read { db in
             let database = try Self.databaseID(db)
             let position = try SyncCursor(parsing: cursor, database: database)
@@ -30,18 +31,18 @@ extension SQLiteStore: SyncRepository {
                 arguments: [position.sequence, limit + 1])
             let hasMore = rows.count > limit
             let page = rows.prefix(limit)
-            let records = try Self.loadRecords(db, page.filter { $0["op"] == "upsert" })
-            let changes = page.compactMap { row -> SyncChange? in
-                guard let entity = SyncEntity(rawValue: row["entity"]), let op = SyncOperation(rawValue: row["op"]) else { return nil }
-                let key: String = row["entity_key"]
-                let record = records["\(entity.rawValue)/\(key)"]
-                if op == .upsert, record == nil { return nil }
-                return SyncChange(entity: entity, op: op, key: key, version: row["seq"], record: op == .upsert ? record : nil)
-            }
+            let lastSequence: Int64 = page.last?["seq"] ?? position.sequence
             let next = SyncCursor(
-                database: database, sequence: hasMore ? (page.last?["seq"] ?? position.sequence) : head,
-                snapshotStart: hasMore ? snapshotStart : nil)
-            return PullResponse(changes: changes, cursor: next.description, hasMore: hasMore)
+                database: database, sequence: hasMore ? lastSequence : head, snapshotStart: hasMore ? snapshotStart : nil)
+            var json = JSONOutput(capacity: 64 * 1024 + page.count * 1024)
+            json.raw(#"{"changes":["#)
+            try Self.writeChanges(db, page, after: position.sequence, through: lastSequence, into: &json)
+            json.raw(#"],"cursor":"#)
+            json.string(next.description)
+            json.raw(#","hasMore":"#)
+            json.bool(hasMore)
+            json.raw("}")
+            return ByteBuffer(bytes: json.bytes)
         }
     }
 
@@ -80,36 +81,81 @@ extension SQLiteStore: SyncRepository {
         try String.fetchOne(db, cachedSQL: "SELECT value FROM sync_state WHERE key = 'database_id'") ?? "0"
     }
 
-    /// The current records of upserted keys, loaded in one query per entity, keyed `entity/key`.
-    static func loadRecords(_ db: Database, _ rows: some Collection<Row>) throws -> [String: SyncRecord] {
+    /// Writes a page of the change log as `SyncChange`s. Notes, most of any page, are written from the
+    /// columns of one query over the page's range, read in step with the page; other records are encoded
+    /// from their models. An upsert whose record is gone by now is left out (its delete follows later).
+    static func writeChanges(
+        _ db: Database, _ page: some Collection<Row>, after start: Int64, through end: Int64, into json: inout JSONOutput
+    ) throws {
+        let records = try encodedRecords(db, page.filter { $0["op"] == "upsert" && $0["entity"] != SyncEntity.notes.rawValue })
+        let noteStatement = try db.cachedStatement(sql: PulledNoteColumn.query)
+        let notes = try Row.fetchCursor(noteStatement, arguments: [start, end])
+        let note = StatementColumns(noteStatement)
+        var onNote = try notes.next() != nil
+        var first = true
+        for row in page {
+            let sequence: Int64 = row["seq"]
+            let entity: String = row["entity"], key: String = row["entity_key"], op: String = row["op"]
+            let isUpsert = op == SyncOperation.upsert.rawValue
+            var record: Data?
+            var isNote = false
+            if isUpsert, entity == SyncEntity.notes.rawValue {
+                while onNote, note.int(PulledNoteColumn.seq.rawValue) < sequence { onNote = try notes.next() != nil }
+                isNote = onNote && note.int(PulledNoteColumn.seq.rawValue) == sequence
+                guard isNote else { continue }
+            } else if isUpsert {
+                record = records["\(entity)/\(key)"]
+                guard record != nil else { continue }
+            }
+            json.raw(first ? #"{"entity":"# : #",{"entity":"#)
+            first = false
+            json.string(entity)
+            json.raw(#","key":"#)
+            json.string(key)
+            json.raw(#","op":"#)
+            json.string(op)
+            json.raw(#","record":"#)
+            if isNote {
+                json.pulledNote(note)
+            } else if let record {
+                json.raw(record)
+            } else {
+                json.null()
+            }
+            json.raw(#","version":"#)
+            json.int(sequence)
+            json.raw("}")
+        }
+    }
+
+    /// The current records of upserted species, taxa and sources as JSON, keyed `entity/key`; one query
+    /// per entity and 500 keys.
+    static func encodedRecords(_ db: Database, _ rows: some Collection<Row>) throws -> [String: Data] {
         var keys: [SyncEntity: [String]] = [:]
         for row in rows {
             if let entity = SyncEntity(rawValue: row["entity"]) { keys[entity, default: []].append(row["entity_key"]) }
         }
-        var records: [String: SyncRecord] = [:]
+        var records: [String: Data] = [:]
         func placeholders(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ",") }
+        func fetch(_ sql: String, _ chunk: [String]) throws -> [Row] {
+            try Row.fetchAll(db, sql: "\(sql) IN (\(placeholders(chunk.count)))", arguments: StatementArguments(chunk))
+        }
         for (entity, list) in keys {
             for chunk in stride(from: 0, to: list.count, by: 500).map({ Array(list[$0..<min($0 + 500, list.count)]) }) {
-                let arguments = StatementArguments(chunk)
                 switch entity {
                 case .notes:
-                    for row in try Row.fetchAll(db, sql: "\(noteSelect) WHERE ss.uuid IN (\(placeholders(chunk.count)))", arguments: arguments) {
-                        let note = note(row: row)
-                        records["notes/\(note.id.uuidString.lowercased())"] = .note(note)
-                    }
+                    continue
                 case .species:
-                    for row in try Row.fetchAll(db, sql: "SELECT * FROM oak_entries WHERE scientific_name IN (\(placeholders(chunk.count)))", arguments: arguments) {
-                        let species = Species(row: row)
-                        records["species/\(species.scientificName)"] = .species(species)
+                    for species in try fetch("SELECT * FROM oak_entries WHERE scientific_name", chunk).map(Species.init(row:)) {
+                        records["species/\(species.scientificName)"] = try WireJSON.encoder.encode(species)
                     }
                 case .taxa:
-                    for row in try Row.fetchAll(db, sql: "SELECT * FROM taxa WHERE level || '/' || name IN (\(placeholders(chunk.count)))", arguments: arguments) {
-                        if let taxon = Taxon(row: row) { records["taxa/\(taxon.level.rawValue)/\(taxon.name)"] = .taxon(taxon) }
+                    for taxon in try fetch("SELECT * FROM taxa WHERE level || '/' || name", chunk).compactMap(Taxon.init(row:)) {
+                        records["taxa/\(taxon.level.rawValue)/\(taxon.name)"] = try WireJSON.encoder.encode(taxon)
                     }
                 case .sources:
-                    for row in try Row.fetchAll(db, sql: "SELECT * FROM sources WHERE CAST(id AS TEXT) IN (\(placeholders(chunk.count)))", arguments: arguments) {
-                        let source = Source(row: row)
-                        records["sources/\(source.id)"] = .source(source)
+                    for source in try fetch("SELECT * FROM sources WHERE CAST(id AS TEXT)", chunk).map(Source.init(row:)) {
+                        records["sources/\(source.id)"] = try WireJSON.encoder.encode(source)
                     }
                 }
             }
@@ -210,5 +256,56 @@ extension SQLiteStore: SyncRepository {
             arguments: [id.uuidString.lowercased()])
         else { return nil }
         return (row["seq"], ColumnCoding.date(row["deleted_at"]))
+    }
+}
+
+/// The columns of the notes upserted in a range of the change log, in change order.
+enum PulledNoteColumn: Int32, CaseIterable {
+    case seq, uuid, scientificName, sourceId, localNames, range, growthHabit, leaves, fruits, bark, twigs, buds
+    case miscellaneous, url, createdAt, updatedAt, subgenus, section, subsection, complex
+
+    private var expression: String {
+        switch self {
+        case .seq: "c.seq"
+        case .subgenus, .section, .subsection, .complex: "e.\(self)"
+        default: "ss.\(ColumnCoding.snakeCase("\(self)"))"
+        }
+    }
+
+    static let query = """
+        SELECT \(allCases.map(\.expression).joined(separator: ", "))
+        FROM change_log c
+        JOIN species_sources ss ON ss.uuid = c.entity_key
+        JOIN oak_entries e ON e.scientific_name = ss.scientific_name
+        WHERE c.entity = 'notes' AND c.op = 'upsert' AND c.seq > ? AND c.seq <= ?
+        ORDER BY c.seq
+        """
+}
+
+extension JSONOutput {
+    /// A note (`Note` keys, sorted) from the columns of `PulledNoteColumn`.
+    mutating func pulledNote(_ columns: StatementColumns) {
+        typealias C = PulledNoteColumn
+        raw(#"{"createdAt":"#); timestamp(columns, C.createdAt.rawValue)
+        raw(#","fields":{"acorn":"#); text(columns, C.fruits.rawValue)
+        raw(#","bark":"#); text(columns, C.bark.rawValue)
+        raw(#","buds":"#); text(columns, C.buds.rawValue)
+        raw(#","commonNames":"#); joinedList(columns, C.localNames.rawValue)
+        raw(#","fieldNotes":"#); text(columns, C.miscellaneous.rawValue)
+        raw(#","form":"#); text(columns, C.growthHabit.rawValue)
+        raw(#","leaf":"#); text(columns, C.leaves.rawValue)
+        raw(#","rangeHabitat":"#); text(columns, C.range.rawValue)
+        raw(#","resources":"#); text(columns, C.url.rawValue)
+        raw(#","twigs":"#); text(columns, C.twigs.rawValue)
+        raw(#"},"id":"#); uuid(columns, C.uuid.rawValue)
+        raw(#","scientificName":"#); text(columns, C.scientificName.rawValue)
+        raw(#","sourceId":"#); int(columns.int(C.sourceId.rawValue))
+        raw(#","taxonomy":{"complex":"#); text(columns, C.complex.rawValue)
+        raw(#","section":"#); text(columns, C.section.rawValue)
+        raw(#","subgenus":"#); text(columns, C.subgenus.rawValue)
+        raw(#","subsection":"#); text(columns, C.subsection.rawValue)
+        raw(#"},"updatedAt":"#); timestamp(columns, C.updatedAt.rawValue)
+        raw(#","version":"#); int(columns.int(C.seq.rawValue))
+        raw("}")
     }
 }

@@ -23,7 +23,7 @@ struct BenchExportRebuildCommand: AsyncParsableCommand {
             // A newly opened store has an empty export cache, so its first export is a full rebuild.
             let store = try database.open()
             let start = ContinuousClock.now
-            bytes = try await store.export().body.count
+            bytes = try await store.export().body.readableBytes
             times.append((ContinuousClock.now - start).inSeconds * 1000)
             try store.close()
         }

@@ -38,24 +38,3 @@ struct StarterDatasetTests {
         }
     }
 }
-
-@Suite("Export encoding")
-struct ExportEncodingTests {
-    @Test("the export, written one species at a time, is the same JSON as the document encoded whole, and is what the store serves")
-    func chunkedEqualsWhole() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("oak-export-\(UUID().uuidString).db").path
-        let store = try SQLiteStore(path: path)
-        _ = try await store.createSpeciesSource(of: "alba", with: try JSONDecoder().decode(
-            SpeciesSourcePatch.self, from: Data(#"{"source_id": 2, "local_names": ["white oak"], "leaves": "lobed \"deeply\" / 7-9"}"#.utf8)))
-        let snapshot = try await store.export()
-        let species = try await store.listSpecies(filter: SpeciesFilter(), limit: 1000, offset: 0).data
-        let full = try await store.speciesFull(named: "alba")
-        let document = ExportDocument(species: species.map { item in
-            ExportedSpecies(species: item, sources: item.scientificName == "alba" ? full.sources : [])
-        })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
-        #expect(try document.encoded() == (try encoder.encode(document)))
-        #expect(snapshot.body == (try document.encoded()))
-    }
-}

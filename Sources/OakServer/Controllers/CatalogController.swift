@@ -33,6 +33,6 @@ struct CatalogController {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: snapshot.body)))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: snapshot.body))
     }
 }

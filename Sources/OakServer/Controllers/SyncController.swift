@@ -17,12 +17,12 @@ struct SyncController {
         group.post("push", use: push)
     }
 
-    @Sendable func pull(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<PullResponse> {
+    @Sendable func pull(_ request: Request, context: OakRequestContext) async throws -> Response {
         let limit = try request.queryInt("limit") ?? Self.defaultPullLimit
         guard limit >= 1 else { throw OakError.invalid("limit", "must be at least 1") }
         let entities = try SyncEntity.parseList(request.query("entities"))
-        return JSONResponse(
-            body: try await repository.pull(cursor: request.query("since"), limit: min(limit, Self.maxPullLimit), entities: entities))
+        let page = try await repository.pull(cursor: request.query("since"), limit: min(limit, Self.maxPullLimit), entities: entities)
+        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: page))
     }
 
     @Sendable func push(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<PushResponse> {

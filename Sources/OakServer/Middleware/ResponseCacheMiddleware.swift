@@ -23,12 +23,20 @@ struct ResponseCacheMiddleware: RouterMiddleware {
             return Response(status: .ok, headers: entry.headers, body: .init(byteBuffer: entry.body))
         }
         let response = try await next(request, context)
-        guard response.status == .ok, let length = response.body.contentLength, length <= cache.maxEntryBytes else {
+        guard response.status == .ok, let length = response.body.contentLength,
+            length <= (Self.keepsAnySize(request.uri.path) ? cache.maxBytes / 2 : cache.maxEntryBytes)
+        else {
             return response
         }
         let body = try await BodyCollector.collect(response.body)
         cache.store(ResponseCache.Entry(headers: response.headers, body: body), for: key, at: version)
         return Response(status: .ok, headers: response.headers, body: .init(byteBuffer: body))
+    }
+
+    /// The export's body is the export cache's own buffer, so keeping it costs no memory; other large
+    /// answers (sync pages, asked for once per device) are not worth the memory of a small server.
+    static func keepsAnySize(_ path: String) -> Bool {
+        path == "/api/v1/export"
     }
 
     /// Reads whose answer depends only on the URI and the data (not on who asks).
@@ -56,11 +64,13 @@ final class ResponseCache: @unchecked Sendable {
     private var tick: UInt64 = 0
     let maxEntries: Int
     let maxBytes: Int
-    var maxEntryBytes: Int { maxBytes / 2 }
+    /// The largest answer kept, but for the export (see `ResponseCacheMiddleware.keepsAnySize`).
+    let maxEntryBytes: Int
 
-    init(maxEntries: Int = 1024, maxBytes: Int = 32 << 20) {
+    init(maxEntries: Int = 1024, maxBytes: Int = 32 << 20, maxEntryBytes: Int = 256 << 10) {
         self.maxEntries = maxEntries
         self.maxBytes = maxBytes
+        self.maxEntryBytes = maxEntryBytes
     }
 
     func entry(for key: String, at version: DataVersion) -> Entry? {

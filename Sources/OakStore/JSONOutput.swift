@@ -1,0 +1,226 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import NIOCore
+import OakModels
+
+/// JSON written by hand, for the large documents (the export and sync pages): they are written straight
+/// from the columns of the rows being read, without models or `JSONEncoder` in between. Strings are
+/// escaped as `JSONEncoder` escapes them with `.withoutEscapingSlashes`. The bytes collect in an array
+/// (appending to it is cheaper than to a `ByteBuffer`) and move to the response buffer in large pieces.
+struct JSONOutput {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Literal JSON text (punctuation, keys).
+    mutating func raw(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Already-encoded JSON.
+    mutating func raw(_ json: Data) {
+        bytes.append(contentsOf: json)
+    }
+
+    /// What another output holds.
+    mutating func append(_ other: JSONOutput) {
+        bytes.append(contentsOf: other.bytes)
+    }
+
+    mutating func clear() {
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    /// Moves what was written to the end of `buffer`, leaving this output empty.
+    mutating func move(to buffer: inout ByteBuffer) {
+        buffer.writeBytes(bytes)
+        clear()
+    }
+
+    mutating func int(_ value: Int64) {
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    mutating func bool(_ value: Bool) {
+        raw(value ? "true" : "false")
+    }
+
+    mutating func null() {
+        raw("null")
+    }
+
+    mutating func string(_ text: String) {
+        var text = text
+        text.withUTF8 { string(utf8: $0) }
+    }
+
+    /// A JSON string from UTF-8 bytes: quotes, backslashes and control characters escaped, the rest as is.
+    mutating func string(utf8 text: UnsafeBufferPointer<UInt8>) {
+        raw(#"""#)
+        stringContent(utf8: text)
+        raw(#"""#)
+    }
+
+    /// The inside of a JSON string. Invalid UTF-8 (possible in files written by other tools) is written
+    /// repaired, as Swift's `String` reads it.
+    private mutating func stringContent(utf8 text: UnsafeBufferPointer<UInt8>) {
+        let start = bytes.count
+        var plainFrom = 0
+        var allBits: UInt8 = 0
+        for index in 0..<text.count {
+            let byte = text[index]
+            allBits |= byte
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[plainFrom..<index]))
+            escape(byte)
+            plainFrom = index + 1
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[plainFrom...]))
+        if allBits >= 0x80, String(validating: text, as: UTF8.self) == nil {
+            bytes.removeSubrange(start...)
+            var repaired = String(decoding: text, as: UTF8.self)
+            repaired.withUTF8 { stringContent(utf8: $0) }
+        }
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): raw(#"\""#)
+        case UInt8(ascii: "\\"): raw(#"\\"#)
+        case 0x08: raw(#"\b"#)
+        case 0x09: raw(#"\t"#)
+        case 0x0A: raw(#"\n"#)
+        case 0x0C: raw(#"\f"#)
+        case 0x0D: raw(#"\r"#)
+        default:
+            let hex = Array("0123456789abcdef".utf8)
+            raw(#"\u00"#)
+            bytes.append(hex[Int(byte >> 4)])
+            bytes.append(hex[Int(byte & 0xF)])
+        }
+    }
+
+    /// An array of strings.
+    mutating func strings(_ list: [String]) {
+        raw("[")
+        for (index, item) in list.enumerated() {
+            if index > 0 { raw(",") }
+            string(item)
+        }
+        raw("]")
+    }
+
+    /// A value through `JSONEncoder` (sorted keys), for rare or small values.
+    mutating func encoded(_ value: some Encodable) throws {
+        bytes.append(contentsOf: try WireJSON.encoder.encode(value))
+    }
+}
+
+/// The columns of the row a statement is positioned on, read in place (valid until the statement steps).
+struct StatementColumns {
+    let statement: SQLiteStatement
+
+    init(_ statement: Statement) {
+        self.statement = statement.sqliteStatement
+    }
+
+    func isNull(_ index: Int32) -> Bool {
+        sqlite3_column_type(statement, index) == SQLITE_NULL
+    }
+
+    func int(_ index: Int32) -> Int64 {
+        sqlite3_column_int64(statement, index)
+    }
+
+    /// The text of a column, nil for NULL.
+    func withText<T>(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>?) throws -> T) rethrows -> T {
+        guard !isNull(index), let text = sqlite3_column_text(statement, index) else { return try body(nil) }
+        return try body(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, index))))
+    }
+
+    func string(_ index: Int32) -> String? {
+        withText(index) { $0.map { String(decoding: $0, as: UTF8.self) } }
+    }
+}
+
+extension JSONOutput {
+    /// A text column as a JSON string, or null.
+    mutating func text(_ columns: StatementColumns, _ index: Int32) {
+        columns.withText(index) { text in
+            if let text { string(utf8: text) } else { null() }
+        }
+    }
+
+    /// A UUID column, lowercased as the models write UUIDs.
+    mutating func uuid(_ columns: StatementColumns, _ index: Int32) {
+        columns.withText(index) { text in
+            guard let text, text.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) else {
+                return self.text(columns, index)
+            }
+            string(String(decoding: text, as: UTF8.self).lowercased())
+        }
+    }
+
+    /// A boolean column (as the models read it: NULL is false).
+    mutating func bool(_ columns: StatementColumns, _ index: Int32) {
+        bool(columns.int(index) != 0)
+    }
+
+    /// A list column (JSON array text, or legacy comma-separated text) as an array of strings.
+    mutating func stringList(_ columns: StatementColumns, _ index: Int32) {
+        columns.withText(index) { text in
+            guard let text, !ColumnCoding.isEmptyList(text) else { return raw("[]") }
+            guard let ranges = ColumnCoding.plainStringRanges(text) else {
+                return strings(ColumnCoding.strings(String(decoding: text, as: UTF8.self)))
+            }
+            raw("[")
+            for (position, range) in ranges.enumerated() {
+                if position > 0 { raw(",") }
+                string(utf8: UnsafeBufferPointer(rebasing: text[range]))
+            }
+            raw("]")
+        }
+    }
+
+    /// A list column as one string joined by ", " (a note's `commonNames`), or null when the list is empty.
+    mutating func joinedList(_ columns: StatementColumns, _ index: Int32) {
+        columns.withText(index) { text in
+            guard let text, !ColumnCoding.isEmptyList(text) else { return null() }
+            guard let ranges = ColumnCoding.plainStringRanges(text) else {
+                let list = ColumnCoding.strings(String(decoding: text, as: UTF8.self))
+                return list.isEmpty ? null() : string(list.joined(separator: ", "))
+            }
+            guard !ranges.isEmpty else { return null() }
+            raw(#"""#)
+            for (position, range) in ranges.enumerated() {
+                if position > 0 { raw(", ") }
+                stringContent(utf8: UnsafeBufferPointer(rebasing: text[range]))
+            }
+            raw(#"""#)
+        }
+    }
+
+    /// A column of free-form JSON values (links) as an array.
+    mutating func valueList(_ columns: StatementColumns, _ index: Int32) throws {
+        try columns.withText(index) { text in
+            guard let text, !ColumnCoding.isEmptyList(text) else { return raw("[]") }
+            try encoded(ColumnCoding.values(String(decoding: text, as: UTF8.self)))
+        }
+    }
+
+    /// A stored timestamp in the wire's whole-second form; the stored millisecond form is cut without parsing.
+    mutating func timestamp(_ columns: StatementColumns, _ index: Int32) {
+        columns.withText(index) { text in
+            if let text, let seconds = ColumnCoding.wholeSecondsPrefix(of: text) {
+                raw(#"""#)
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<seconds]))
+                raw(#"Z""#)
+            } else {
+                string(WireTime.format(ColumnCoding.date(text.map { String(decoding: $0, as: UTF8.self) })))
+            }
+        }
+    }
+}

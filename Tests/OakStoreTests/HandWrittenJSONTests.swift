@@ -1,0 +1,108 @@
+import Foundation
+import GRDB
+import NIOCore
+import OakModels
+import Testing
+
+@testable import OakStore
+
+/// The export and sync pages are written by hand from the columns (`JSONOutput`); these tests hold them
+/// to what the models and `JSONEncoder` give for the same rows, including rows other tools wrote.
+@Suite("Hand-written JSON")
+struct HandWrittenJSONTests {
+    @Test("strings are escaped byte for byte as JSONEncoder escapes them, invalid UTF-8 repaired")
+    func escaping() throws {
+        let samples: [[UInt8]] = [
+            Array(0...0x7F), Array("chêne \"blanc\" / 😀 \u{2028} tab\tend".utf8), [0x41, 0xFF, 0x42, 0xC3], [],
+        ]
+        for bytes in samples {
+            var output = JSONOutput(capacity: 16)
+            bytes.withUnsafeBufferPointer { output.string(utf8: $0) }
+            let expected = try WireJSON.encoder.encode([String(decoding: bytes, as: UTF8.self)]).dropFirst().dropLast()
+            #expect(output.bytes == Array(expected))
+        }
+    }
+
+    @Test("the export written from the columns equals the species and their sources as the routes encode them, for rows other tools wrote too")
+    func exportMatchesModels() async throws {
+        let store = try await storeWithOddRows()
+        let snapshot = try await store.export()
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(snapshot.body.readableBytesView)) as? [String: Any])
+        let entries = try #require(document["species"] as? [[String: Any]])
+        let species = try await store.listSpecies(filter: SpeciesFilter(), limit: 1000, offset: 0).data
+        #expect(entries.count == species.count)
+        for (entry, item) in zip(entries, species) {
+            let full = try await store.speciesFull(named: item.scientificName)
+            var expected = try object(item)
+            expected["name"] = expected.removeValue(forKey: "scientific_name")
+            var taxonomy: [String: Any] = ["genus": "Quercus"]
+            for key in ["subgenus", "section", "subsection", "complex"] { taxonomy[key] = expected.removeValue(forKey: key) }
+            expected["taxonomy"] = taxonomy
+            expected["sources"] = try full.sources.map { try object($0) }
+            #expect(try canonical(entry) == canonical(expected), "\(item.scientificName)")
+        }
+        // The same data gives the same bytes, hence the same ETag.
+        let again = try SQLiteStore(path: store.path)
+        #expect(try await again.export().body == snapshot.body)
+        #expect(try await again.export().etag == snapshot.etag)
+    }
+
+    @Test("a pull page written from the columns carries each record as its own route encodes it, in change order")
+    func pullMatchesModels() async throws {
+        let store = try await storeWithOddRows()
+        var cursor: String?
+        var versions: [Int64] = []
+        repeat {
+            let page = try #require(try JSONSerialization.jsonObject(with: Data(try await store.pull(cursor: cursor, limit: 150, entities: SyncEntity.allCases).readableBytesView)) as? [String: Any])
+            for change in try #require(page["changes"] as? [[String: Any]]) {
+                let key = try #require(change["key"] as? String)
+                versions.append(try #require((change["version"] as? NSNumber)?.int64Value))
+                #expect(change["op"] as? String == "upsert")
+                let expected: [String: Any] = switch change["entity"] as? String {
+                case "notes": try object(await store.note(id: try #require(UUID(uuidString: key))))
+                case "species": try object(await store.species(named: key))
+                case "taxa": try object(await store.taxon(level: try #require(TaxonLevel(rawValue: String(key.split(separator: "/")[0]))), name: String(key.split(separator: "/")[1])))
+                default: try object(await store.source(id: try #require(Int(key))))
+                }
+                #expect(try canonical(try #require(change["record"] as? [String: Any])) == canonical(expected), "\(key)")
+            }
+            cursor = page["hasMore"] as? Bool == true ? page["cursor"] as? String : nil
+        } while cursor != nil
+        #expect(versions == versions.sorted())
+        let total = try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM change_log WHERE op = 'upsert'") }
+        #expect(versions.count == total)
+    }
+
+    /// A store with the starter data, one note per species with source 2, and rows written by other tools:
+    /// escapes, control characters, non-ASCII and invalid UTF-8, comma-separated and spaced JSON lists,
+    /// timestamps in SQLite's own format, empty texts, external links.
+    private func storeWithOddRows() async throws -> SQLiteStore {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("oak-json-\(UUID().uuidString).db").path
+        let store = try SQLiteStore(path: path)
+        for (index, species) in try await store.listSpecies(filter: SpeciesFilter(), limit: 40, offset: 0).data.enumerated() {
+            let fields = try JSONDecoder().decode(
+                NoteFieldsPatch.self, from: Data(#"{"commonNames": "oak \#(index), chêne", "leaf": "lobed \"deeply\" / 7–9 \\ \#(index)"}"#.utf8))
+            _ = try await store.createNote(NoteInput(scientificName: species.scientificName, sourceId: 2, fields: fields))
+        }
+        try await store.pool.write { db in
+            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM species_sources ORDER BY id LIMIT 4")
+            try db.execute(
+                sql: "UPDATE species_sources SET local_names = ?, leaves = ?, bark = ?, created_at = '2024-03-01 10:00:00' WHERE id = ?",
+                arguments: [#"["chêne \"blanc\"", "white\noak"]"#, "tab\there back\\slash \u{1} é 😀", "line1\r\nline2\u{8}\u{c}", ids[0]])
+            try db.execute(sql: "UPDATE species_sources SET local_names = 'white oak, stave oak ,', updated_at = '2024-03-01T10:00:00Z' WHERE id = ?", arguments: [ids[1]])
+            try db.execute(sql: #"UPDATE species_sources SET local_names = ' [ "a" ,"b"] ', range = CAST(X'41FF42' AS TEXT) WHERE id = ?"#, arguments: [ids[2]])
+            try db.execute(sql: "UPDATE species_sources SET local_names = '[]', growth_habit = '' WHERE id = ?", arguments: [ids[3]])
+            try db.execute(sql: #"UPDATE oak_entries SET external_links = '[{"url": "https://example.org/a", "label": "A"}]', synonyms = 'Q. foo, Q. bar', author = 'Lé "x"' WHERE scientific_name = 'alba'"#)
+        }
+        return store
+    }
+
+    /// JSON text with sorted keys, to compare two parsed documents.
+    private func canonical(_ object: [String: Any]) throws -> Data {
+        try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    }
+
+    private func object(_ value: some Encodable) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: WireJSON.encoder.encode(value)) as? [String: Any])
+    }
+}
