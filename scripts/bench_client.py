@@ -198,7 +198,7 @@ def report(args):
     measures = {}
     for r in raw:
         if "median_ms" in r:
-            detail = ", ".join(f"{k.replace('_ms', ' ms')} {r[k]}" for k in ("first_ms", "changes", "pages", "notes", "batches", "bytes") if k in r)
+            detail = ", ".join(f"{k.replace('_ms', ' ms')} {r[k]}" for k in ("cold_ms", "first_ms", "changes", "pages", "notes", "batches", "bytes") if k in r)
             measures[r["name"]] = {**r, "text": f"{r['median_ms']:.1f} ms" + (f" ({detail})" if detail else "")}
         elif "mb" in r:
             measures[r["name"]] = {**r, "text": f"{r['mb']:.1f} MB"}

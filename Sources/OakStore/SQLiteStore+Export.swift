@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GRDB
 import NIOCore
@@ -6,48 +5,11 @@ import OakModels
 
 extension SQLiteStore {
     /// The export, rebuilt only when the change log has moved since the cached copy; concurrent requests
-    /// for a new version share one rebuild.
+    /// for a new version share one rebuild, which renders again only the species changed since.
     public func export() async throws -> ExportSnapshot {
         let version = try await read { db in try Self.changeLogVersion(db) }
-        return try await exportCache.snapshot(at: version) { try await self.buildExport() }
-    }
-
-    /// Writes the whole export in one read transaction, from one query of every species with its sources,
-    /// straight into the response buffer.
-    private func buildExport() async throws -> ExportSnapshot {
-        try await read { db in
-            let statement = try db.cachedStatement(sql: ExportColumn.query)
-            let rows = try Row.fetchCursor(statement)
-            let columns = StatementColumns(statement)
-            var body = ByteBufferAllocator().buffer(capacity: 1 << 20)
-            var json = JSONOutput(capacity: 64 * 1024)
-            var tail = JSONOutput(capacity: 1024)
-            var species: Int64?
-            var firstSource = true
-            json.raw(#"{"species":["#)
-            while try rows.next() != nil {
-                let rowid = columns.int(ExportColumn.rowid.rawValue)
-                if rowid != species {
-                    if species != nil {
-                        json.close(species: tail)
-                        json.move(to: &body)
-                    }
-                    json.raw(species == nil ? "{" : ",{")
-                    try json.exportedSpeciesHead(columns, tail: &tail)
-                    species = rowid
-                    firstSource = true
-                }
-                // Rows of a species without sources, and rows whose source is missing, carry no source.
-                guard !columns.isNull(ExportColumn.sourceRowID.rawValue) else { continue }
-                if !firstSource { json.raw(",") }
-                json.attributedSpeciesSource(columns)
-                firstSource = false
-            }
-            if species != nil { json.close(species: tail) }
-            json.raw("]}")
-            json.move(to: &body)
-            let digest = body.withUnsafeReadableBytes { SHA256.hash(data: $0) }
-            return ExportSnapshot(body: body, etag: "\"\(digest.prefix(16).map { String(format: "%02x", $0) }.joined())\"")
+        return try await exportCache.snapshot(at: version) { previous in
+            try await self.read { db in try ExportLayout.build(db, after: previous) }
         }
     }
 }
@@ -76,13 +38,21 @@ enum ExportColumn: Int32, CaseIterable {
     }
 
     /// Every species in name order, each followed by its sources as the species routes order them.
-    static let query = """
+    static let query = select(where: "")
+
+    /// The same for the species named in a JSON array (the argument).
+    static let namedQuery = select(where: "WHERE e.scientific_name IN (SELECT value FROM json_each(?))")
+
+    private static func select(where condition: String) -> String {
+        """
         SELECT \(allCases.map(\.expression).joined(separator: ", "))
         FROM oak_entries e
         LEFT JOIN species_sources ss ON ss.scientific_name = e.scientific_name
         LEFT JOIN sources s ON s.id = ss.source_id
+        \(condition)
         ORDER BY e.scientific_name, ss.is_preferred DESC, ss.source_id
         """
+    }
 }
 
 extension JSONOutput {

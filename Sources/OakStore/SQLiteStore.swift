@@ -85,28 +85,6 @@ public final class SQLiteStore: Sendable {
     var now: Date { WireTime.milliseconds(clock()) }
 }
 
-/// The encoded export of one change-log version; a build for a newer version is shared by everyone who
-/// asks while it runs.
-actor ExportCache {
-    private var version: Int64 = -1
-    private var build: Task<ExportSnapshot, any Error>?
-
-    func snapshot(at version: Int64, building: @escaping @Sendable () async throws -> ExportSnapshot) async throws -> ExportSnapshot {
-        if build == nil || version > self.version {
-            self.version = version
-            build = Task { try await building() }
-        }
-        let current = build!
-        do {
-            return try await current.value
-        } catch {
-            // A failed build is not kept: the next request tries again.
-            if version == self.version { build = nil }
-            throw error
-        }
-    }
-}
-
 /// Gauges of the connection pool.
 public struct PoolStatus: Sendable {
     public var readsInFlight: Int
