@@ -7,11 +7,11 @@ import OakStore
 /// Builds the HTTP application serving the v1 API from `store`.
 /// - Parameters:
 ///   - rateLimiter: the buckets to use (tests inject one with a fast clock); by default a new one.
-///   - logger: where request logs go.
+///   - logger: where request logs go; by default lines on standard error (`LineLogHandler`).
 public func buildApplication(
     configuration: ServerConfiguration, store: any CompendiumStore, rateLimiter: RateLimiter? = nil, logger: Logger? = nil
 ) -> some ApplicationProtocol {
-    var logger = logger ?? Logger(label: "oak.server")
+    var logger = logger ?? Logger(label: "oak.server", factory: LineLogHandler.init(label:))
     logger.logLevel = configuration.logLevel
     let router = buildRouter(configuration: configuration, store: store, rateLimiter: rateLimiter)
     return Application(

@@ -69,7 +69,7 @@ struct ServeCommand: AsyncParsableCommand {
     var idleTimeout = 30
 
     func run() async throws {
-        limitMallocArenas()
+        tuneMalloc()
         let environment = ProcessInfo.processInfo.environment
         let port = try resolvedPort(environment)
         guard let level = Logger.Level(rawValue: logLevel) else {

@@ -18,6 +18,7 @@ struct RequestLogMiddleware: RouterMiddleware {
         context.requestID = Self.sanitizedID(request.headers[.requestID]) ?? UUID().uuidString.lowercased()
         context.clientIP = clientIP(request, context)
         context.logger[metadataKey: "request_id"] = .string(context.requestID)
+        context.logger[metadataKey: "hb.request.id"] = nil  // Hummingbird's own id; ours replaces it
         var response: Response
         do {
             response = try await next(request, context)

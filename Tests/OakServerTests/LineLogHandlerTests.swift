@@ -1,0 +1,24 @@
+import Foundation
+import Logging
+import Testing
+
+@testable import OakServer
+
+@Suite("Log lines")
+struct LineLogHandlerTests {
+    @Test("a line has the time, level, label, message and sorted metadata; values that would not read as one token are quoted")
+    func lineFormat() throws {
+        let pipe = Pipe()
+        var logger = Logger(label: "oak.test") { LineLogHandler(label: $0, output: pipe.fileHandleForWriting.fileDescriptor) }
+        logger[metadataKey: "request_id"] = "abc-1"
+        logger.info("request", metadata: ["path": "/api/v1/species/alba", "error": "no such \"thing\"", "status": .stringConvertible(404)])
+        logger.debug("not written at info")
+        try pipe.fileHandleForWriting.close()
+        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 1)
+        let line = try #require(lines.first)
+        let time = String(line.prefix(24))
+        #expect(time.hasSuffix("Z") && time.contains("T"))
+        #expect(line.dropFirst(25) == #"info oak.test: request error="no such \"thing\"" path=/api/v1/species/alba request_id=abc-1 status=404"#)
+    }
+}
