@@ -115,14 +115,13 @@ struct ExportLayout: Sendable {
             if rowid != current?.rowid {
                 try finish()
                 current = (rowid, columns.string(ExportColumn.scientificName.rawValue) ?? "")
-                object.raw("{")
                 try object.exportedSpeciesHead(columns, tail: &tail)
             }
             // Rows of a species without sources, and rows whose source is missing, carry no source.
             guard !columns.isNull(ExportColumn.sourceRowID.rawValue) else { continue }
             if !rowIDs.isEmpty { object.raw(",") }
             rowIDs.append(columns.string(ExportColumn.uuid.rawValue) ?? "")
-            object.attributedSpeciesSource(columns)
+            try object.attributedSpeciesSource(columns)
         }
         try finish()
     }

@@ -224,3 +224,42 @@ extension JSONOutput {
         }
     }
 }
+
+/// A member of a JSON object written from a column: its key, the column, and how its text becomes JSON.
+struct ColumnMember<Column: RawRepresentable & Sendable>: Sendable where Column.RawValue == Int32 {
+    enum Kind: Sendable {
+        case text, integer, boolean, stringList, joinedList, valueList, timestamp, uuid
+    }
+
+    let key: StaticString
+    let column: Column
+    let kind: Kind
+
+    init(_ key: StaticString, _ column: Column, _ kind: Kind = .text) {
+        self.key = key
+        self.column = column
+        self.kind = kind
+    }
+}
+
+extension JSONOutput {
+    /// Writes `"key":value` members separated by commas (no braces, no leading comma).
+    mutating func members<Column>(_ list: [ColumnMember<Column>], _ columns: StatementColumns) throws {
+        for (position, member) in list.enumerated() {
+            raw(position == 0 ? #"""# : #",""#)
+            raw(member.key)
+            raw(#"":"#)
+            let index = member.column.rawValue
+            switch member.kind {
+            case .text: text(columns, index)
+            case .integer: int(columns.int(index))
+            case .boolean: bool(columns, index)
+            case .stringList: stringList(columns, index)
+            case .joinedList: joinedList(columns, index)
+            case .valueList: try valueList(columns, index)
+            case .timestamp: timestamp(columns, index)
+            case .uuid: uuid(columns, index)
+            }
+        }
+    }
+}

@@ -56,27 +56,47 @@ enum ExportColumn: Int32, CaseIterable {
 }
 
 extension JSONOutput {
-    /// Opens a species of the export (keys sorted, as every response) up to its `sources` array, and puts
-    /// the keys after that array into `tail`, written when the species closes.
+    private typealias Member = ColumnMember<ExportColumn>
+
+    // The members of an exported species (keys sorted, as in every response) before its `sources` array,
+    // after it, and in its `taxonomy` object around the constant genus.
+    private static let speciesHead: [Member] = [
+        Member("author", .author), Member("closely_related_to", .closelyRelatedTo, .stringList),
+        Member("conservation_status", .conservationStatus), Member("external_links", .externalLinks, .valueList),
+        Member("hybrids", .hybrids, .stringList), Member("is_hybrid", .isHybrid, .boolean), Member("name", .scientificName),
+        Member("parent1", .parent1), Member("parent2", .parent2),
+    ]
+    private static let speciesTail: [Member] = [
+        Member("subspecies_varieties", .subspeciesVarieties, .stringList), Member("synonyms", .synonyms, .stringList),
+    ]
+    private static let taxonomyBeforeGenus: [Member] = [Member("complex", .complex)]
+    private static let taxonomyAfterGenus: [Member] = [
+        Member("section", .section), Member("subgenus", .subgenus), Member("subsection", .subsection),
+    ]
+    /// The members of one source of a species (`AttributedSpeciesSource`).
+    private static let attributedSource: [Member] = [
+        Member("bark", .bark), Member("buds", .buds), Member("created_at", .createdAt, .timestamp), Member("flowers", .flowers),
+        Member("fruits", .fruits), Member("growth_habit", .growthHabit), Member("hardiness_habitat", .hardinessHabitat),
+        Member("id", .id, .integer), Member("is_preferred", .isPreferred, .boolean), Member("leaves", .leaves),
+        Member("local_names", .localNames, .stringList), Member("miscellaneous", .miscellaneous), Member("range", .range),
+        Member("scientific_name", .sourceScientificName), Member("source_id", .sourceId, .integer),
+        Member("source_name", .sourceName), Member("source_url", .sourceURL), Member("twigs", .twigs),
+        Member("updated_at", .updatedAt, .timestamp), Member("url", .url), Member("uuid", .uuid, .uuid),
+    ]
+
+    /// Opens a species of the export up to its `sources` array, and puts what follows that array into
+    /// `tail`, written when the species closes.
     mutating func exportedSpeciesHead(_ columns: StatementColumns, tail: inout JSONOutput) throws {
-        typealias C = ExportColumn
-        raw(#""author":"#); text(columns, C.author.rawValue)
-        raw(#","closely_related_to":"#); stringList(columns, C.closelyRelatedTo.rawValue)
-        raw(#","conservation_status":"#); text(columns, C.conservationStatus.rawValue)
-        raw(#","external_links":"#); try valueList(columns, C.externalLinks.rawValue)
-        raw(#","hybrids":"#); stringList(columns, C.hybrids.rawValue)
-        raw(#","is_hybrid":"#); bool(columns, C.isHybrid.rawValue)
-        raw(#","name":"#); text(columns, C.scientificName.rawValue)
-        raw(#","parent1":"#); text(columns, C.parent1.rawValue)
-        raw(#","parent2":"#); text(columns, C.parent2.rawValue)
+        raw("{")
+        try members(Self.speciesHead, columns)
         raw(#","sources":["#)
         tail.clear()
-        tail.raw(#"],"subspecies_varieties":"#); tail.stringList(columns, C.subspeciesVarieties.rawValue)
-        tail.raw(#","synonyms":"#); tail.stringList(columns, C.synonyms.rawValue)
-        tail.raw(#","taxonomy":{"complex":"#); tail.text(columns, C.complex.rawValue)
-        tail.raw(#","genus":"Quercus","section":"#); tail.text(columns, C.section.rawValue)
-        tail.raw(#","subgenus":"#); tail.text(columns, C.subgenus.rawValue)
-        tail.raw(#","subsection":"#); tail.text(columns, C.subsection.rawValue)
+        tail.raw("],")
+        try tail.members(Self.speciesTail, columns)
+        tail.raw(#","taxonomy":{"#)
+        try tail.members(Self.taxonomyBeforeGenus, columns)
+        tail.raw(#","genus":"Quercus","#)
+        try tail.members(Self.taxonomyAfterGenus, columns)
         tail.raw("}}")
     }
 
@@ -84,30 +104,10 @@ extension JSONOutput {
         append(tail)
     }
 
-    /// One source of a species in the export (`AttributedSpeciesSource` keys, sorted).
-    mutating func attributedSpeciesSource(_ columns: StatementColumns) {
-        typealias C = ExportColumn
-        raw(#"{"bark":"#); text(columns, C.bark.rawValue)
-        raw(#","buds":"#); text(columns, C.buds.rawValue)
-        raw(#","created_at":"#); timestamp(columns, C.createdAt.rawValue)
-        raw(#","flowers":"#); text(columns, C.flowers.rawValue)
-        raw(#","fruits":"#); text(columns, C.fruits.rawValue)
-        raw(#","growth_habit":"#); text(columns, C.growthHabit.rawValue)
-        raw(#","hardiness_habitat":"#); text(columns, C.hardinessHabitat.rawValue)
-        raw(#","id":"#); int(columns.int(C.id.rawValue))
-        raw(#","is_preferred":"#); bool(columns, C.isPreferred.rawValue)
-        raw(#","leaves":"#); text(columns, C.leaves.rawValue)
-        raw(#","local_names":"#); stringList(columns, C.localNames.rawValue)
-        raw(#","miscellaneous":"#); text(columns, C.miscellaneous.rawValue)
-        raw(#","range":"#); text(columns, C.range.rawValue)
-        raw(#","scientific_name":"#); text(columns, C.sourceScientificName.rawValue)
-        raw(#","source_id":"#); int(columns.int(C.sourceId.rawValue))
-        raw(#","source_name":"#); text(columns, C.sourceName.rawValue)
-        raw(#","source_url":"#); text(columns, C.sourceURL.rawValue)
-        raw(#","twigs":"#); text(columns, C.twigs.rawValue)
-        raw(#","updated_at":"#); timestamp(columns, C.updatedAt.rawValue)
-        raw(#","url":"#); text(columns, C.url.rawValue)
-        raw(#","uuid":"#); uuid(columns, C.uuid.rawValue)
+    /// One source of a species in the export.
+    mutating func attributedSpeciesSource(_ columns: StatementColumns) throws {
+        raw("{")
+        try members(Self.attributedSource, columns)
         raw("}")
     }
 }

@@ -116,7 +116,7 @@ extension SQLiteStore: SyncRepository {
             json.string(op)
             json.raw(#","record":"#)
             if isNote {
-                json.pulledNote(note)
+                try json.pulledNote(note)
             } else if let record {
                 json.raw(record)
             } else {
@@ -283,29 +283,35 @@ enum PulledNoteColumn: Int32, CaseIterable {
 }
 
 extension JSONOutput {
-    /// A note (`Note` keys, sorted) from the columns of `PulledNoteColumn`.
-    mutating func pulledNote(_ columns: StatementColumns) {
-        typealias C = PulledNoteColumn
-        raw(#"{"createdAt":"#); timestamp(columns, C.createdAt.rawValue)
-        raw(#","fields":{"acorn":"#); text(columns, C.fruits.rawValue)
-        raw(#","bark":"#); text(columns, C.bark.rawValue)
-        raw(#","buds":"#); text(columns, C.buds.rawValue)
-        raw(#","commonNames":"#); joinedList(columns, C.localNames.rawValue)
-        raw(#","fieldNotes":"#); text(columns, C.miscellaneous.rawValue)
-        raw(#","form":"#); text(columns, C.growthHabit.rawValue)
-        raw(#","leaf":"#); text(columns, C.leaves.rawValue)
-        raw(#","rangeHabitat":"#); text(columns, C.range.rawValue)
-        raw(#","resources":"#); text(columns, C.url.rawValue)
-        raw(#","twigs":"#); text(columns, C.twigs.rawValue)
-        raw(#"},"id":"#); uuid(columns, C.uuid.rawValue)
-        raw(#","scientificName":"#); text(columns, C.scientificName.rawValue)
-        raw(#","sourceId":"#); int(columns.int(C.sourceId.rawValue))
-        raw(#","taxonomy":{"complex":"#); text(columns, C.complex.rawValue)
-        raw(#","section":"#); text(columns, C.section.rawValue)
-        raw(#","subgenus":"#); text(columns, C.subgenus.rawValue)
-        raw(#","subsection":"#); text(columns, C.subsection.rawValue)
-        raw(#"},"updatedAt":"#); timestamp(columns, C.updatedAt.rawValue)
-        raw(#","version":"#); int(columns.int(C.seq.rawValue))
+    private typealias Member = ColumnMember<PulledNoteColumn>
+
+    // A note's members (`Note` keys, sorted), around its `fields` and `taxonomy` objects.
+    private static let noteBeforeFields: [Member] = [Member("createdAt", .createdAt, .timestamp)]
+    private static let noteFields: [Member] = [
+        Member("acorn", .fruits), Member("bark", .bark), Member("buds", .buds), Member("commonNames", .localNames, .joinedList),
+        Member("fieldNotes", .miscellaneous), Member("form", .growthHabit), Member("leaf", .leaves), Member("rangeHabitat", .range),
+        Member("resources", .url), Member("twigs", .twigs),
+    ]
+    private static let noteBeforeTaxonomy: [Member] = [
+        Member("id", .uuid, .uuid), Member("scientificName", .scientificName), Member("sourceId", .sourceId, .integer),
+    ]
+    private static let noteTaxonomy: [Member] = [
+        Member("complex", .complex), Member("section", .section), Member("subgenus", .subgenus), Member("subsection", .subsection),
+    ]
+    private static let noteAfterTaxonomy: [Member] = [Member("updatedAt", .updatedAt, .timestamp), Member("version", .seq, .integer)]
+
+    /// A note from the columns of `PulledNoteColumn`.
+    mutating func pulledNote(_ columns: StatementColumns) throws {
+        raw("{")
+        try members(Self.noteBeforeFields, columns)
+        raw(#","fields":{"#)
+        try members(Self.noteFields, columns)
+        raw("},")
+        try members(Self.noteBeforeTaxonomy, columns)
+        raw(#","taxonomy":{"#)
+        try members(Self.noteTaxonomy, columns)
+        raw("},")
+        try members(Self.noteAfterTaxonomy, columns)
         raw("}")
     }
 }
