@@ -35,20 +35,35 @@ public final class ServerMetrics: Sendable {
         if let found = handleCache.withLock({ $0[key] }) { return found }
         let labels = [("method", key.method), ("route", key.route), ("status", String(key.status))]
         let made = (
-            registry.makeCounter(name: "oak_http_requests_total", labels: labels),
-            registry.makeDurationHistogram(name: "oak_http_request_duration_seconds", labels: labels, buckets: Self.latencyBuckets)
+            registry.makeCounter(descriptor: Self.requests, labels: labels),
+            registry.makeDurationHistogram(descriptor: Self.requestDuration, labels: labels, buckets: Self.latencyBuckets)
         )
         handleCache.withLock { $0[key] = made }
         return made
     }
 
+    // Descriptors are not Sendable, so they are made where used (handles are made once per label set).
+    static var requests: MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "oak", subsystem: "http", metricName: "requests", unitName: "total", helpText: "HTTP requests answered.")
+    }
+
+    static var requestDuration: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "oak", subsystem: "http", metricName: "request_duration", unitName: "seconds",
+            helpText: "Time from a request's arrival to its response.")
+    }
+
+    static func database(_ name: String, _ help: String, unit: String = "") -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "oak", subsystem: "db", metricName: name, unitName: unit, helpText: help)
+    }
+
     /// The exposition text, with the pool gauges read now.
     func render() -> String {
         if let status = pool() {
-            registry.makeGauge(name: "oak_db_reads_in_flight").set(Double(status.readsInFlight))
-            registry.makeGauge(name: "oak_db_writes_in_flight").set(Double(status.writesInFlight))
-            registry.makeGauge(name: "oak_db_max_readers").set(Double(status.maxReaders))
-            registry.makeGauge(name: "oak_db_file_bytes").set(Double(status.fileBytes))
+            registry.makeGauge(descriptor: Self.database("reads_in_flight", "Database reads running now.")).set(Double(status.readsInFlight))
+            registry.makeGauge(descriptor: Self.database("writes_in_flight", "Database writes running or waiting now.")).set(Double(status.writesInFlight))
+            registry.makeGauge(descriptor: Self.database("max_readers", "Reader connections the pool may open.")).set(Double(status.maxReaders))
+            registry.makeGauge(descriptor: Self.database("file", "Size of the database file.", unit: "bytes")).set(Double(status.fileBytes))
         }
         return registry.emitToString()
     }
