@@ -22,13 +22,8 @@ extension SQLiteStore: SyncRepository {
                     details: ["cursor": .string(cursor ?? "")])
             }
             let snapshotStart = position.sequence == 0 ? head : position.snapshotStart
-            let entityList = entities.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-            // A snapshot needs no tombstones of deletes made before it started: the client starts from nothing.
-            let tombstones = snapshotStart.map { "AND (op = 'upsert' OR seq > \($0))" } ?? ""
             let rows = try Row.fetchAll(
-                db,
-                sql: "SELECT seq, entity, entity_key, op FROM change_log WHERE seq > ? AND entity IN (\(entityList)) \(tombstones) ORDER BY seq LIMIT ?",
-                arguments: [position.sequence, limit + 1])
+                db, sql: Self.pageQuery(entities: entities, snapshotStart: snapshotStart), arguments: [position.sequence, limit + 1])
             let hasMore = rows.count > limit
             let page = rows.prefix(limit)
             let lastSequence: Int64 = page.last?["seq"] ?? position.sequence
@@ -79,6 +74,16 @@ extension SQLiteStore: SyncRepository {
     /// This database's identity, which every cursor carries: a cursor from another database answers 410.
     static func databaseID(_ db: Database) throws -> String {
         try String.fetchOne(db, cachedSQL: "SELECT value FROM sync_state WHERE key = 'database_id'") ?? "0"
+    }
+
+    /// The change-log rows of a page: after a sequence number, up to a limit (the two arguments). A snapshot
+    /// needs no tombstones of deletes made before it started: the client starts from nothing. `+` keeps SQLite
+    /// off the entity and op indexes: a page is a range of `seq`, the table's own order (with them it gathered
+    /// and sorted every later change for each page).
+    static func pageQuery(entities: [SyncEntity], snapshotStart: Int64?) -> String {
+        let entityList = entities.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        let tombstones = snapshotStart.map { "AND (+op = 'upsert' OR seq > \($0))" } ?? ""
+        return "SELECT seq, entity, entity_key, op FROM change_log WHERE seq > ? AND +entity IN (\(entityList)) \(tombstones) ORDER BY seq LIMIT ?"
     }
 
     /// Writes a page of the change log as `SyncChange`s. Notes, most of any page, are written from the
@@ -277,7 +282,7 @@ enum PulledNoteColumn: Int32, CaseIterable {
         FROM change_log c
         JOIN species_sources ss ON ss.uuid = c.entity_key
         JOIN oak_entries e ON e.scientific_name = ss.scientific_name
-        WHERE c.entity = 'notes' AND c.op = 'upsert' AND c.seq > ? AND c.seq <= ?
+        WHERE +c.entity = 'notes' AND +c.op = 'upsert' AND c.seq > ? AND c.seq <= ?
         ORDER BY c.seq
         """
 }

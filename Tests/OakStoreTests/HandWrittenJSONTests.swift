@@ -106,3 +106,24 @@ struct HandWrittenJSONTests {
         try #require(try JSONSerialization.jsonObject(with: WireJSON.encoder.encode(value)) as? [String: Any])
     }
 }
+
+@Suite("Pull queries")
+struct PullQueryTests {
+    @Test("a pull page reads a range of the change log in its own order, without sorting the rest of it")
+    func pageQueriesWalkTheSequence() async throws {
+        let store = try SQLiteStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("oak-plan-\(UUID().uuidString).db").path)
+        let plans = try await store.pool.read { db in
+            try [
+                SQLiteStore.pageQuery(entities: SyncEntity.allCases, snapshotStart: 100),
+                SQLiteStore.pageQuery(entities: [.notes], snapshotStart: nil),
+                PulledNoteColumn.query,
+            ].map { sql in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(sql)", arguments: [0, 1000]).map { $0["detail"] as String }.joined(separator: "\n")
+            }
+        }
+        for plan in plans {
+            #expect(plan.contains("INTEGER PRIMARY KEY"), "\(plan)")
+            #expect(!plan.contains("TEMP B-TREE"), "\(plan)")
+        }
+    }
+}
