@@ -23,18 +23,11 @@ public struct OakRequestContext: RequestContext {
 }
 
 extension Request {
-    /// The largest request body accepted (the request-limits middleware rejects larger declared ones earlier).
-    static let maxBodySize = ServerConfiguration.defaultMaxBodySize
-
-    /// Decodes a JSON body, answering malformed JSON or wrong types with a 400 naming the field.
+    /// Decodes a JSON body, answering malformed JSON or wrong types with a 400 naming the field. The size cap
+    /// was enforced by `RequestLimitsMiddleware`: a declared length over it was refused, an undeclared one read.
     func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {
         var request = self
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: Self.maxBodySize)
-        } catch {
-            throw OakError(.payloadTooLarge, "The request body is larger than \(Self.maxBodySize) bytes")
-        }
+        let buffer = try await request.collectBody(upTo: .max)
         guard buffer.readableBytes > 0 else { throw OakError.invalid("body", "must be a JSON object") }
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))

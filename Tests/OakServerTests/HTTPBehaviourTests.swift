@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -160,6 +163,33 @@ struct HTTPBehaviourTests {
         #expect(try await env.count("SELECT COUNT(*) FROM oak_entries WHERE scientific_name = 'big'") == 0)
     }
 
+    @Test("a body of undeclared length (chunked) is held to --max-body-size; a cap above the default is honored")
+    func configuredBodyCap() async throws {
+        let env = try TestEnvironment()
+        var small = env.configuration
+        small.maxBodySize = 2_000
+        try await env.test(.live, configuration: small) { client in
+            let port = try #require(client.port)
+            let long = #"{"scientific_name": "chunked", "author": "\#(String(repeating: "x", count: 3_000))"}"#
+            let refused = try chunkedPost(port: port, path: "/api/v1/species", json: long)
+            #expect(refused.hasPrefix("HTTP/1.1 413"))
+            #expect(refused.contains("PAYLOAD_TOO_LARGE"))
+            let accepted = try chunkedPost(port: port, path: "/api/v1/species", json: #"{"scientific_name": "chunked-small"}"#)
+            #expect(accepted.hasPrefix("HTTP/1.1 201"))
+        }
+        #expect(try await env.count("SELECT COUNT(*) FROM oak_entries WHERE scientific_name LIKE 'chunked%'") == 1)
+
+        var large = env.configuration
+        large.maxBodySize = 2 << 20
+        try await env.test(.live, configuration: large) { client in
+            let huge = #"{"scientific_name": "big", "author": "\#(String(repeating: "x", count: 1_100_000))"}"#
+            let response = try await client.send(.post, "/api/v1/species", json: huge)
+            // Read whole and judged on its content, not refused for its size.
+            #expect(response.status == .badRequest)
+            #expect(try response.error().code == "VALIDATION_ERROR")
+        }
+    }
+
     @Test("unsupported content types answer 415, unknown routes 404 and wrong methods 405, all with the envelope")
     func hostileInput() async throws {
         let env = try TestEnvironment()
@@ -244,4 +274,37 @@ enum RawConnection {
             if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK }  // reset counts as closed; a timeout does not
         }
     }
+}
+
+/// Sends a POST with a chunked body (no Content-Length) over a plain socket and returns the raw response.
+private func chunkedPost(port: Int, path: String, json: String) throws -> String {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+    let body = Array(json.utf8)
+    let request = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(TestEnvironment.ownerKey)\r\n"
+        + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        + String(body.count, radix: 16) + "\r\n" + json + "\r\n0\r\n\r\n"
+    let bytes = Array(request.utf8)
+    var sent = 0
+    while sent < bytes.count {
+        let count = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress! + sent, $0.count - sent, 0) }
+        guard count > 0 else { break }  // the server may answer 413 and close before reading everything
+        sent += count
+    }
+    var response: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress!, $0.count, 0) }
+        guard count > 0 else { break }
+        response += chunk[0..<count]
+    }
+    return String(decoding: response, as: UTF8.self)
 }
