@@ -43,8 +43,7 @@ struct ExportLayout: Sendable {
     /// The species whose objects changed since `previous`; nil when that cannot be told cheaply (a source
     /// changed, which every species it describes shows; too many changes; tombstones compacted away).
     static func changedSpecies(_ db: Database, since previous: ExportLayout) throws -> Set<String>? {
-        let compacted = Int64(try String.fetchOne(db, cachedSQL: "SELECT value FROM sync_state WHERE key = 'compacted_through'") ?? "0") ?? 0
-        guard compacted <= previous.version else { return nil }
+        guard try SQLiteStore.compactedThrough(db) <= previous.version else { return nil }
         let changes = try Row.fetchAll(
             db, cachedSQL: "SELECT entity, entity_key, op FROM change_log WHERE seq > ? AND entity <> 'taxa' ORDER BY seq LIMIT ?",
             arguments: [previous.version, maxChangesToPatch + 1])
@@ -105,7 +104,7 @@ struct ExportLayout: Sendable {
         var rowIDs: [String] = []
         func finish() throws {
             guard let current else { return }
-            object.close(species: tail)
+            object.append(tail)
             try each(current.name, object.bytes, rowIDs)
             object.clear()
             rowIDs.removeAll(keepingCapacity: true)
@@ -118,7 +117,7 @@ struct ExportLayout: Sendable {
                 try object.exportedSpeciesHead(columns, tail: &tail)
             }
             // Rows of a species without sources, and rows whose source is missing, carry no source.
-            guard !columns.isNull(ExportColumn.sourceRowID.rawValue) else { continue }
+            guard !columns.isNull(ExportColumn.joinedSourceID.rawValue) else { continue }
             if !rowIDs.isEmpty { object.raw(",") }
             rowIDs.append(columns.string(ExportColumn.uuid.rawValue) ?? "")
             try object.attributedSpeciesSource(columns)

@@ -15,11 +15,11 @@ extension SQLiteStore {
 }
 
 /// The columns of the export query, in order: a species' columns, then those of one of its sources
-/// (NULL for a species without sources).
+/// (NULL for a species without sources). `joinedSourceID` is NULL too when the row's source is missing.
 enum ExportColumn: Int32, CaseIterable {
     case rowid, scientificName, author, isHybrid, conservationStatus, subgenus, section, subsection, complex
     case parent1, parent2, hybrids, closelyRelatedTo, subspeciesVarieties, synonyms, externalLinks
-    case sourceRowID, id, uuid, sourceScientificName, sourceId, localNames, range, growthHabit, leaves, flowers
+    case joinedSourceID, id, uuid, sourceScientificName, sourceId, localNames, range, growthHabit, leaves, flowers
     case fruits, bark, twigs, buds, hardinessHabitat, miscellaneous, url, isPreferred, createdAt, updatedAt
     case sourceName, sourceURL
 
@@ -29,7 +29,7 @@ enum ExportColumn: Int32, CaseIterable {
         case .scientificName, .author, .isHybrid, .conservationStatus, .subgenus, .section, .subsection, .complex,
             .parent1, .parent2, .hybrids, .closelyRelatedTo, .subspeciesVarieties, .synonyms, .externalLinks:
             "e.\(ColumnCoding.snakeCase("\(self)"))"
-        case .sourceRowID: "s.id"
+        case .joinedSourceID: "s.id"
         case .sourceScientificName: "ss.scientific_name"
         case .sourceName: "s.name"
         case .sourceURL: "s.url"
@@ -98,10 +98,6 @@ extension JSONOutput {
         tail.raw(#","genus":"Quercus","#)
         try tail.members(Self.taxonomyAfterGenus, columns)
         tail.raw("}}")
-    }
-
-    mutating func close(species tail: JSONOutput) {
-        append(tail)
     }
 
     /// One source of a species in the export.

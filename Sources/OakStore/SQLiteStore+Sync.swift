@@ -13,7 +13,7 @@ extension SQLiteStore: SyncRepository {
             let database = try Self.databaseID(db)
             let position = try SyncCursor(parsing: cursor, database: database)
             let head = try Self.changeLogVersion(db)
-            let compacted = Int64(try String.fetchOne(db, cachedSQL: "SELECT value FROM sync_state WHERE key = 'compacted_through'") ?? "0") ?? 0
+            let compacted = try Self.compactedThrough(db)
             // A cursor is too old when tombstones it has not seen were compacted away.
             let seenThrough = position.snapshotStart ?? position.sequence
             if position.sequence > head || (seenThrough > 0 && seenThrough < compacted) {
@@ -70,6 +70,11 @@ extension SQLiteStore: SyncRepository {
     }
 
     // MARK: Pull
+
+    /// The newest sequence number whose tombstones compaction may have removed.
+    static func compactedThrough(_ db: Database) throws -> Int64 {
+        Int64(try String.fetchOne(db, cachedSQL: "SELECT value FROM sync_state WHERE key = 'compacted_through'") ?? "0") ?? 0
+    }
 
     /// This database's identity, which every cursor carries: a cursor from another database answers 410.
     static func databaseID(_ db: Database) throws -> String {
