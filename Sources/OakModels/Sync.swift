@@ -200,7 +200,7 @@ public struct PushResult: Codable, Hashable, Sendable {
 }
 
 /// The answer of a push: one result per change, in order.
-public struct PushResponse: Codable, Sendable {
+public struct PushResponse: Decodable, Sendable {
     public var results: [PushResult]
 
     public init(results: [PushResult]) {

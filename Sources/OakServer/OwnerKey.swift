@@ -47,6 +47,6 @@ public struct OwnerKey: Sendable {
     /// 32 random bytes as 64 hex characters.
     public static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        return (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }.hexString
     }
 }

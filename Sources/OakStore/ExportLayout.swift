@@ -149,7 +149,7 @@ struct ExportLayout: Sendable {
 
         mutating func finish() -> ExportLayout {
             body.writeStaticString("]}")
-            let etag = "\"" + hasher.finalize().prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+            let etag = "\"" + hasher.finalize().prefix(16).hexString + "\""
             return ExportLayout(version: version, body: body, etag: etag, pieces: pieces, speciesOfRow: speciesOfRow)
         }
     }

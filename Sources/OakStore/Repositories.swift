@@ -77,7 +77,8 @@ public protocol SyncRepository: Sendable {
     /// the compaction horizon (or from another database) answers 410.
     /// The page is returned as JSON, the wire form of `PullResponse`.
     func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> ByteBuffer
-    func push(_ changes: [PushChange]) async throws -> [PushResult]
+    /// Applies note changes in order; the results are returned as JSON, the wire form of `PushResponse`.
+    func push(_ changes: [PushChange]) async throws -> ByteBuffer
     /// Removes tombstones and push receipts older than `horizon`; returns how many tombstones went.
     func compact(olderThan horizon: Date) async throws -> Int
 }

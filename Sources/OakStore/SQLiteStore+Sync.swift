@@ -41,13 +41,20 @@ extension SQLiteStore: SyncRepository {
         }
     }
 
-    public func push(_ changes: [PushChange]) async throws -> [PushResult] {
+    public func push(_ changes: [PushChange]) async throws -> ByteBuffer {
         guard changes.count <= PushRequest.maxChanges else {
             throw OakError(.payloadTooLarge, "A push may carry at most \(PushRequest.maxChanges) changes; send smaller batches")
         }
         return try await write { db in
             let now = self.now
-            return try changes.map { change in try Self.applyOnce(db, change, now: now) }
+            var json = JSONOutput(capacity: changes.count * 1024)
+            json.raw(#"{"results":["#)
+            for (index, change) in changes.enumerated() {
+                if index > 0 { json.raw(",") }
+                json.raw(try Self.applyOnce(db, change, now: now))
+            }
+            json.raw("]}")
+            return ByteBuffer(bytes: json.bytes)
         }
     }
 
@@ -175,19 +182,21 @@ extension SQLiteStore: SyncRepository {
 
     // MARK: Push
 
-    /// Applies a change once: a change seen before (same digest) gets its recorded result and changes nothing.
-    static func applyOnce(_ db: Database, _ change: PushChange, now: Date) throws -> PushResult {
+    /// Applies a change once and answers its result as JSON (`PushResult`): a change seen before (same
+    /// digest) gets its recorded result and changes nothing.
+    static func applyOnce(_ db: Database, _ change: PushChange, now: Date) throws -> Data {
         let digest = receiptDigest(change)
         if let stored = try String.fetchOne(db, cachedSQL: "SELECT result FROM sync_receipts WHERE digest = ?", arguments: [digest]) {
-            return try JSONDecoder().decode(PushResult.self, from: Data(stored.utf8))
+            return Data(stored.utf8)
         }
         let result = try decide(db, change, now: now)
+        let encoded = try WireJSON.encoder.encode(result)
         // A rejection changed nothing: re-sending it is evaluated afresh (it may pass once its cause is fixed).
-        guard result.status != .rejected else { return result }
+        guard result.status != .rejected else { return encoded }
         try db.execute(
-            sql: "INSERT INTO sync_receipts(digest, result, created_at) VALUES (?, ?, ?)",
-            arguments: [digest, String(decoding: try JSONEncoder().encode(result), as: UTF8.self), WireTime.formatPrecise(now)])
-        return result
+            cachedSQL: "INSERT INTO sync_receipts(digest, result, created_at) VALUES (?, ?, ?)",
+            arguments: [digest, String(decoding: encoded, as: UTF8.self), WireTime.formatPrecise(now)])
+        return encoded
     }
 
     /// A change's identity for receipts: every field that defines it, in a fixed layout, hashed.
@@ -195,7 +204,7 @@ extension SQLiteStore: SyncRepository {
         let note = change.note.map { "\($0.scientificName)|\($0.sourceId.map(String.init) ?? "-")|\($0.fields.tieBreakKey)" } ?? "-"
         let text = "\(change.id.uuidString.lowercased())|\(change.op.rawValue)|\(change.baseVersion.map(String.init) ?? "-")|"
             + "\(WireTime.formatPrecise(change.updatedAt))|\(note)"
-        return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        return SHA256.hash(data: Data(text.utf8)).hexString
     }
 
     /// Whether an edit at `time` with `fields` beats the server's copy: later wins; a tie goes to the

@@ -11,7 +11,7 @@ extension SQLiteStore: TokenRepository {
         if name.contains(where: { $0.isWhitespace }) { validator.fail("name", "must not contain spaces") }
         if abilities.isEmpty { validator.fail("abilities", "name at least one ability") }
         try validator.check()
-        let secret = "oak_" + (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let secret = "oak_" + (0..<32).map { _ in UInt8.random(in: 0...255) }.hexString
         let token = APIToken(name: name, abilities: abilities.sorted(), createdAt: now)
         try await write { db in
             if try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM api_tokens WHERE name = ?)", arguments: [name]) == true {
@@ -60,7 +60,7 @@ extension SQLiteStore: TokenRepository {
     }
 
     static func hash(_ secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256.hash(data: Data(secret.utf8)).hexString
     }
 
     static func token(row: Row) -> APIToken {

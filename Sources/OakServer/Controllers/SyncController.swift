@@ -21,12 +21,15 @@ struct SyncController {
         let limit = try request.queryInt("limit") ?? Self.defaultPullLimit
         guard limit >= 1 else { throw OakError.invalid("limit", "must be at least 1") }
         let entities = try SyncEntity.parseList(request.query("entities"))
-        let page = try await repository.pull(cursor: request.query("since"), limit: min(limit, Self.maxPullLimit), entities: entities)
-        return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: page))
+        return Self.json(try await repository.pull(cursor: request.query("since"), limit: min(limit, Self.maxPullLimit), entities: entities))
     }
 
-    @Sendable func push(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<PushResponse> {
+    @Sendable func push(_ request: Request, context: OakRequestContext) async throws -> Response {
         let batch = try await request.decodeJSON(PushRequest.self)
-        return JSONResponse(body: PushResponse(results: try await repository.push(batch.changes)))
+        return Self.json(try await repository.push(batch.changes))
+    }
+
+    private static func json(_ body: ByteBuffer) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
     }
 }
