@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// The database schema: the layout of existing `oak_compendium.db` files, migrated forward in place.
-/// Migrations only add tables, columns, indexes and triggers; they never drop data.
+/// Migrations only add tables, columns, indexes and triggers, and write lower-case note ids; they never drop data.
 enum Schema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -27,6 +27,9 @@ enum Schema {
                     last_used_at TEXT
                 )
                 """)
+        }
+        migrator.registerMigration("v5 lower-case note ids") { db in
+            try db.execute(sql: lowercaseNoteIDs)
         }
         return migrator
     }
@@ -194,6 +197,19 @@ enum Schema {
             }
         }
     }
+
+    /// Note ids are compared as text, and the server writes them in lower case; other tools may not (Swift's
+    /// `uuidString` is upper case), so ids written in upper case are lowered, and existing ones once. Each
+    /// is logged as a re-key: a delete of the upper-case key, then an upsert of the lower-case one.
+    static let lowercaseNoteIDs = """
+        CREATE TRIGGER species_sources_lowercase_uuid_insert AFTER INSERT ON species_sources WHEN NEW.uuid <> lower(NEW.uuid) BEGIN
+            UPDATE species_sources SET uuid = lower(NEW.uuid) WHERE id = NEW.id;
+        END;
+        CREATE TRIGGER species_sources_lowercase_uuid_update AFTER UPDATE OF uuid ON species_sources WHEN NEW.uuid <> lower(NEW.uuid) BEGIN
+            UPDATE species_sources SET uuid = lower(NEW.uuid) WHERE id = NEW.id;
+        END;
+        UPDATE species_sources SET uuid = lower(uuid) WHERE uuid <> lower(uuid);
+        """
 
     /// A note shows its species' taxonomy, so a taxonomy change is a change of each of its notes.
     static let taxonomyChangesNotes = """

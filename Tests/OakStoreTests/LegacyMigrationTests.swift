@@ -132,4 +132,34 @@ struct LegacyMigrationTests {
         }
         #expect(logged == 1)
     }
+
+    @Test("note ids written in upper case (by older files or other tools) are stored in lower case, so routes and sync find them")
+    func upperCaseNoteIDs() async throws {
+        let path = try makeLegacyDatabase()
+        // A file from before lower-casing, with an id another tool wrote in upper case.
+        let queue = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(queue, upTo: "v4 api tokens")
+        let upper = try await queue.write { db -> String in
+            try db.execute(sql: "UPDATE species_sources SET uuid = upper(uuid) WHERE scientific_name = 'macrocarpa'")
+            return try String.fetchOne(db, sql: "SELECT uuid FROM species_sources WHERE scientific_name = 'macrocarpa'")!
+        }
+        let store = try SQLiteStore(path: path)
+        let note = try await store.note(id: try #require(UUID(uuidString: upper)))
+        #expect(note.scientificName == "macrocarpa")
+
+        // Written in upper case after the migration, by a tool writing the file directly.
+        let written = UUID()
+        try await queue.write { db in
+            try db.execute(
+                sql: "INSERT INTO species_sources (uuid, scientific_name, source_id, leaves) VALUES (?, 'macrocarpa', 2, 'x')",
+                arguments: [written.uuidString])
+        }
+        #expect(try await store.note(id: written).fields.leaf == "x")
+        let logged = try await queue.read { db in
+            try String.fetchAll(db, sql: "SELECT op || ' ' || entity_key FROM change_log WHERE entity = 'notes' AND upper(entity_key) IN (?, ?) ORDER BY seq", arguments: [upper, written.uuidString])
+        }
+        #expect(logged == [
+            "delete \(upper)", "upsert \(upper.lowercased())", "delete \(written.uuidString)", "upsert \(written.uuidString.lowercased())",
+        ])
+    }
 }
