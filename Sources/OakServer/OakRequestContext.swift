@@ -29,10 +29,32 @@ extension Request {
         var request = self
         let buffer = try await request.collectBody(upTo: .max)
         guard buffer.readableBytes > 0 else { throw OakError.invalid("body", "must be a JSON object") }
+        let data = Data(buffer: buffer)
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer: buffer))
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            // Foundation reports a number that does not fit an integer (2.5) as invalid JSON, without
+            // its place: when the body does parse, name the fields holding such numbers.
+            let fields = (try? JSONSerialization.jsonObject(with: data)).map { Self.fractionalNumbers(in: $0) } ?? []
+            guard !fields.isEmpty else { throw OakError.validation([FieldError(field: "body", message: "is not valid JSON")]) }
+            throw OakError.validation(fields.map { FieldError(field: $0, message: "must be a whole number") })
         } catch let error as DecodingError {
             throw OakError.validation([Self.fieldError(for: error)])
+        }
+    }
+
+    /// The paths (as in field errors) of the numbers in a parsed body that are not whole or not in range.
+    static func fractionalNumbers(in value: Any, at path: String = "") -> [String] {
+        switch value {
+        case let object as [String: Any]:
+            return object.keys.sorted().flatMap { fractionalNumbers(in: object[$0]!, at: path.isEmpty ? $0 : "\(path).\($0)") }
+        case let array as [Any]:
+            return array.enumerated().flatMap { fractionalNumbers(in: $1, at: "\(path)[\($0)]") }
+        case let number as NSNumber:  // true and false read as 1 and 0: whole
+            let double = number.doubleValue
+            return double.rounded() == double && abs(double) < 9.2e18 ? [] : [path]
+        default:
+            return []
         }
     }
 

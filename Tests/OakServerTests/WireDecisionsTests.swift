@@ -49,6 +49,25 @@ struct WireDecisionsTests {
         }
     }
 
+    @Test("a number that is not whole where an integer belongs names its field, and changes nothing")
+    func fractionalIntegers() async throws {
+        let env = try TestEnvironment()
+        try await env.test { client in
+            let note = try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba", "sourceId": 2.5}"#)
+            #expect(note.status == .badRequest)
+            #expect(try note.invalidFields() == ["sourceId"])
+            let push = try await client.send(.post, "/api/v1/sync/push", json: """
+                {"changes": [{"id": "\(UUID().uuidString)", "op": "upsert", "baseVersion": 1.5, "updatedAt": "2025-01-10T14:20:00Z",
+                  "note": {"scientificName": "alba", "fields": {}}}]}
+                """)
+            #expect(push.status == .badRequest)
+            #expect(try push.invalidFields() == ["changes[0].baseVersion"])
+            let broken = try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba", "sourceId": 2"#)
+            #expect(try broken.invalidFields() == ["body"])
+        }
+        #expect(try await env.count("SELECT COUNT(*) FROM species_sources WHERE scientific_name = 'alba' AND source_id = 3") == 0)
+    }
+
     @Test("validation names every bad field: name length, conservation status, subgenus")
     func validationDetails() async throws {
         let env = try TestEnvironment()
