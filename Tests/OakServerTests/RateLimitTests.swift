@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import OakServer
+@testable import OakServer
 import Testing
 
 /// A rate-limit clock the test moves by hand.
@@ -115,6 +115,27 @@ struct RateLimitTests {
             // Untrusted headers are ignored: all ten came from the same socket.
             #expect(try await client.send(.get, "/api/v1/stats", headers: [.init("Fly-Client-IP")!: "203.0.113.99"]).status == .tooManyRequests)
         }
+    }
+
+    @Test("IPv6 clients share a bucket per /64 network; other networks and IPv4 clients have their own")
+    func ipv6Networks() async throws {
+        let env = try TestEnvironment()
+        try await env.test(configuration: limited(env, trustProxy: true), rateLimiter: RateLimiter(clock: { 0 })) { client in
+            var statuses: [String: HTTPResponse.Status] = [:]
+            let addresses = (1...10).map { "2001:db8:aa:bb::\(String($0, radix: 16))" }
+                + ["2001:db8:aa:bb:1234:5678:9abc:def0", "2001:db8:aa:bc::1", "::ffff:203.0.113.9"]
+            for ip in addresses {
+                statuses[ip] = try await client.send(.get, "/api/v1/stats", headers: [.init("Fly-Client-IP")!: ip]).status
+            }
+            #expect(addresses.prefix(10).allSatisfy { statuses[$0] == .ok })
+            #expect(statuses["2001:db8:aa:bb:1234:5678:9abc:def0"] == .tooManyRequests)
+            #expect(statuses["2001:db8:aa:bc::1"] == .ok)
+            #expect(statuses["::ffff:203.0.113.9"] == .ok)
+        }
+        #expect(RateLimitMiddleware.bucket(of: "2001:DB8:AA:BB::7") == "2001:db8:aa:bb::/64")
+        #expect(RateLimitMiddleware.bucket(of: "::ffff:203.0.113.9") == "203.0.113.9")
+        #expect(RateLimitMiddleware.bucket(of: "203.0.113.9") == "203.0.113.9")
+        #expect(RateLimitMiddleware.bucket(of: "not-an-ip") == "not-an-ip")
     }
 
     @Test("bucket memory is bounded: a flood of distinct IPs evicts idle clients")

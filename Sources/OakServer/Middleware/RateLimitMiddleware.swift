@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import HTTPTypes
 import Hummingbird
 import OakModels
@@ -23,7 +28,7 @@ struct RateLimitMiddleware: RouterMiddleware {
             } else {
                 ("write", .perSecond(limits.writesPerSecond))
             }
-        let decision = limiter.take("\(kind) \(context.clientIP)", policy: policy)
+        let decision = limiter.take("\(kind) \(Self.bucket(of: context.clientIP))", policy: policy)
         var response: Response
         if decision.allowed {
             response = try await next(request, context)
@@ -37,5 +42,19 @@ struct RateLimitMiddleware: RouterMiddleware {
         response.headers[.rateLimitRemaining] = String(decision.remaining)
         response.headers[.rateLimitReset] = String(decision.resetSeconds)
         return response
+    }
+
+    /// Whose bucket a client IP uses: an IPv6 client shares one with its /64 network (one subscriber gets a
+    /// whole /64, so it could otherwise take a new address for every request); an IPv4 address, or IPv4 mapped
+    /// into IPv6, has its own; anything else (an unparsable proxy header) is used as it is.
+    static func bucket(of ip: String) -> String {
+        var address = in6_addr()
+        guard ip.contains(":"), inet_pton(AF_INET6, ip, &address) == 1 else { return ip }
+        let bytes = withUnsafeBytes(of: &address) { Array($0) }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
+            return bytes[12...].map(String.init).joined(separator: ".")
+        }
+        return stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+            .joined(separator: ":") + "::/64"
     }
 }
