@@ -30,17 +30,23 @@ extension SQLiteStore: MaintenanceRepository {
     public func backup(into directory: String, keep: Int) async throws -> BackupInfo {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let timestamp = clock()
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd-HHmmss-SSS"
-        let filename = "oak-\(formatter.string(from: timestamp)).db"
-        let path = URL(fileURLWithPath: directory).appendingPathComponent(filename).path
-        guard !FileManager.default.fileExists(atPath: path) else {
-            throw OakError(.conflict, "A backup named \(filename) already exists")
-        }
-        try await pool.writeWithoutTransaction { db in
-            try db.execute(cachedSQL: "VACUUM INTO ?", arguments: [path])
+        // Named and written under the writer's lock, so concurrent backups cannot pick the same name; a name
+        // already taken (two backups in one millisecond) moves on by a millisecond, keeping names in time order.
+        let (filename, path) = try await pool.writeWithoutTransaction { db in
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = "yyyyMMdd-HHmmss-SSS"
+            var nameTime = timestamp
+            while true {
+                let filename = "oak-\(formatter.string(from: nameTime)).db"
+                let path = URL(fileURLWithPath: directory).appendingPathComponent(filename).path
+                if !FileManager.default.fileExists(atPath: path) {
+                    try db.execute(cachedSQL: "VACUUM INTO ?", arguments: [path])
+                    return (filename, path)
+                }
+                nameTime += 0.001
+            }
         }
         try Self.pruneBackups(in: directory, keep: keep)
         let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0

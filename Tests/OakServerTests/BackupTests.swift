@@ -37,6 +37,20 @@ struct BackupTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == Array(names.suffix(3)))
     }
 
+    @Test("backups asked for in the same millisecond, even at once, all succeed with names in the order they were written")
+    func sameMillisecond() async throws {
+        let env = try TestEnvironment()  // its clock stands still
+        let directory = env.directory.appendingPathComponent("burst").path
+        async let first = env.store.backup(into: directory, keep: 10)
+        async let second = env.store.backup(into: directory, keep: 10)
+        let third = try await env.store.backup(into: directory, keep: 10)
+        let names = try await [first.filename, second.filename, third.filename]
+        #expect(Set(names).count == 3)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == names.sorted())
+        let pruned = try await env.store.backup(into: directory, keep: 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted().last == pruned.filename)
+    }
+
     @Test("a restored backup serves the same data")
     func restore() async throws {
         let env = try TestEnvironment()
