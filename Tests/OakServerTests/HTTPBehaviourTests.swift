@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -171,10 +168,10 @@ struct HTTPBehaviourTests {
         try await env.test(.live, configuration: small) { client in
             let port = try #require(client.port)
             let long = #"{"scientific_name": "chunked", "author": "\#(String(repeating: "x", count: 3_000))"}"#
-            let refused = try chunkedPost(port: port, path: "/api/v1/species", json: long)
+            let refused = try RawConnection.chunkedPost(port: port, path: "/api/v1/species", json: long)
             #expect(refused.hasPrefix("HTTP/1.1 413"))
             #expect(refused.contains("PAYLOAD_TOO_LARGE"))
-            let accepted = try chunkedPost(port: port, path: "/api/v1/species", json: #"{"scientific_name": "chunked-small"}"#)
+            let accepted = try RawConnection.chunkedPost(port: port, path: "/api/v1/species", json: #"{"scientific_name": "chunked-small"}"#)
             #expect(accepted.hasPrefix("HTTP/1.1 201"))
         }
         #expect(try await env.count("SELECT COUNT(*) FROM oak_entries WHERE scientific_name LIKE 'chunked%'") == 1)
@@ -243,18 +240,16 @@ struct HTTPBehaviourTests {
     }
 }
 
-/// A bare TCP connection for timeout tests.
+/// Bare TCP connections, for what the test clients cannot send: incomplete requests, chunked bodies.
 enum RawConnection {
-    /// Connects to 127.0.0.1:`port`, sends an incomplete request and reports whether the server
-    /// closed the connection within `seconds`.
-    static func sendsPartialRequestAndWaitsForClose(port: Int, waitingAtMost seconds: Int) throws -> Bool {
+    /// A socket connected to 127.0.0.1:`port`, or nil; the caller closes it.
+    static func connected(port: Int) -> Int32? {
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
         let descriptor = socket(AF_INET, SOCK_STREAM, 0)
         #endif
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
+        guard descriptor >= 0 else { return nil }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -262,7 +257,17 @@ enum RawConnection {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { return false }
+        guard connected == 0 else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
+    /// Connects, sends an incomplete request and reports whether the server closed the connection within `seconds`.
+    static func sendsPartialRequestAndWaitsForClose(port: Int, waitingAtMost seconds: Int) throws -> Bool {
+        guard let descriptor = connected(port: port) else { return false }
+        defer { close(descriptor) }
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let partial = Array("GET /api/v1/species HTTP/1.1\r\nHost: localhost\r\n".utf8)
@@ -274,37 +279,28 @@ enum RawConnection {
             if count < 0 { return errno != EAGAIN && errno != EWOULDBLOCK }  // reset counts as closed; a timeout does not
         }
     }
-}
 
-/// Sends a POST with a chunked body (no Content-Length) over a plain socket and returns the raw response.
-private func chunkedPost(port: Int, path: String, json: String) throws -> String {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    /// Sends a POST with a chunked body (no Content-Length) and returns the raw response.
+    static func chunkedPost(port: Int, path: String, json: String) throws -> String {
+        guard let descriptor = connected(port: port) else { throw POSIXError(.ECONNREFUSED) }
+        defer { close(descriptor) }
+        let request = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(TestEnvironment.ownerKey)\r\n"
+            + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            + String(json.utf8.count, radix: 16) + "\r\n" + json + "\r\n0\r\n\r\n"
+        let bytes = Array(request.utf8)
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress! + sent, $0.count - sent, 0) }
+            guard count > 0 else { break }  // the server may answer 413 and close before reading everything
+            sent += count
+        }
+        var response: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &chunk, chunk.count, 0)
+            guard count > 0 else { break }
+            response += chunk[0..<count]
+        }
+        return String(decoding: response, as: UTF8.self)
     }
-    guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-    let body = Array(json.utf8)
-    let request = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(TestEnvironment.ownerKey)\r\n"
-        + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-        + String(body.count, radix: 16) + "\r\n" + json + "\r\n0\r\n\r\n"
-    let bytes = Array(request.utf8)
-    var sent = 0
-    while sent < bytes.count {
-        let count = bytes.withUnsafeBytes { send(descriptor, $0.baseAddress! + sent, $0.count - sent, 0) }
-        guard count > 0 else { break }  // the server may answer 413 and close before reading everything
-        sent += count
-    }
-    var response: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress!, $0.count, 0) }
-        guard count > 0 else { break }
-        response += chunk[0..<count]
-    }
-    return String(decoding: response, as: UTF8.self)
 }
