@@ -26,7 +26,8 @@ public func buildApplication(
 public func buildRouter(
     configuration: ServerConfiguration, store: any CompendiumStore, rateLimiter: RateLimiter? = nil
 ) -> Router<OakRequestContext> {
-    let metrics = ServerMetrics(pool: { store.poolStatus })
+    let responseCache = ResponseCache()
+    let metrics = ServerMetrics(pool: { store.poolStatus }, cachedBytes: { responseCache.bytesHeld })
     let routes = RouteIndex(routes: addRoutes(to: Router(context: OakRequestContext.self), configuration, store, metrics).routes.map {
         ($0.method.rawValue, $0.path.description)
     })
@@ -38,7 +39,7 @@ public func buildRouter(
     if let limits = configuration.rateLimits {
         router.add(middleware: RateLimitMiddleware(limiter: rateLimiter ?? RateLimiter(maxClients: limits.maxClients), limits: limits))
     }
-    router.add(middleware: ResponseCacheMiddleware(cache: ResponseCache(), store: store))
+    router.add(middleware: ResponseCacheMiddleware(cache: responseCache, store: store))
     router.add(middleware: CompressionMiddleware())
     router.add(middleware: RequestLimitsMiddleware(maxBodySize: configuration.maxBodySize))
     return addRoutes(to: router, configuration, store, metrics)

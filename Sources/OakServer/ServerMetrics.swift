@@ -7,15 +7,19 @@ public final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let handleCache = LockedDictionary<RequestKey, (Counter, DurationHistogram)>()
     private let pool: @Sendable () -> PoolStatus?
+    private let cachedBytes: @Sendable () -> Int
 
     static let latencyBuckets: [Duration] = [
         .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
         .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .seconds(2.5),
     ]
 
-    /// - Parameter pool: reads the database pool's state at scrape time.
-    public init(pool: @escaping @Sendable () -> PoolStatus?) {
+    /// - Parameters:
+    ///   - pool: reads the database pool's state at scrape time.
+    ///   - cachedBytes: reads the size of the response cache at scrape time.
+    public init(pool: @escaping @Sendable () -> PoolStatus?, cachedBytes: @escaping @Sendable () -> Int) {
         self.pool = pool
+        self.cachedBytes = cachedBytes
     }
 
     func record(method: String, route: String, status: Int, duration: Duration) {
@@ -65,6 +69,11 @@ public final class ServerMetrics: Sendable {
             registry.makeGauge(descriptor: Self.database("max_readers", "Reader connections the pool may open.")).set(Double(status.maxReaders))
             registry.makeGauge(descriptor: Self.database("file", "Size of the database file.", unit: "bytes")).set(Double(status.fileBytes))
         }
+        registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "oak", metricName: "response_cache", unitName: "bytes",
+                helpText: "Bytes of response bodies kept by the read cache.")
+        ).set(Double(cachedBytes()))
         return registry.emitToString()
     }
 }

@@ -124,7 +124,12 @@ final class PoolActivity: @unchecked Sendable {
 }
 
 /// See `SQLiteStore.dataVersion()`.
-public struct DataVersion: Hashable, Sendable {
+public struct DataVersion: Hashable, Comparable, Sendable {
     var writes: UInt64
     var changeLogHead: Int64
+
+    /// Both parts only grow, so a later version is greater.
+    public static func < (lhs: DataVersion, rhs: DataVersion) -> Bool {
+        (lhs.writes, lhs.changeLogHead) < (rhs.writes, rhs.changeLogHead)
+    }
 }

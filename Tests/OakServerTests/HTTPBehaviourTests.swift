@@ -236,6 +236,7 @@ struct HTTPBehaviourTests {
             #expect(text.contains("oak_http_request_duration_seconds_bucket"))
             #expect(text.contains("oak_db_max_readers 4"))
             #expect(text.contains("oak_db_reads_in_flight"))
+            #expect(text.contains("oak_response_cache_bytes"))
         }
     }
 }

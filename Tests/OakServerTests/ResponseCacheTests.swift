@@ -17,12 +17,13 @@ struct ResponseCacheTests {
         subscript(path: String) -> Int { counts.withLock { $0[path] ?? 0 } }
     }
 
-    @Test("small reads and the export are answered from memory until a write; large sync pages are not kept")
+    @Test("small reads and the export are answered from memory until a write, then dropped; large sync pages are not kept")
     func keepsWhatIsWorthIt() async throws {
         let env = try TestEnvironment()
         let calls = Calls()
         let router = Router(context: OakRequestContext.self)
-        router.add(middleware: ResponseCacheMiddleware(cache: ResponseCache(), store: env.store))
+        let cache = ResponseCache()
+        router.add(middleware: ResponseCacheMiddleware(cache: cache, store: env.store))
         for (path, size) in [("/api/v1/species/alba", 300), ("/api/v1/export", 400_000), ("/api/v1/sync/pull", 400_000)] {
             router.get(RouterPath(path)) { _, _ in
                 calls.record(path)
@@ -43,6 +44,8 @@ struct ResponseCacheTests {
             _ = try await env.store.createNote(NoteInput(scientificName: "alba"))
             _ = try await client.execute(uri: "/api/v1/species/alba", method: .get)
             #expect(calls["/api/v1/species/alba"] == 2)
+            // Kept at the new version, it pushed out what the old version kept (the large export).
+            #expect(cache.bytesHeld == 300)
         }
     }
 }

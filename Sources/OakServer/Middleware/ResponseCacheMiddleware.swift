@@ -62,6 +62,8 @@ final class ResponseCache: @unchecked Sendable {
     private var slots: [String: Slot] = [:]
     private var bytes = 0
     private var tick: UInt64 = 0
+    /// The newest data version an entry was kept for.
+    private var newest: DataVersion?
     let maxEntries: Int
     let maxBytes: Int
     /// The largest answer kept, but for the export (see `ResponseCacheMiddleware.keepsAnySize`).
@@ -83,19 +85,24 @@ final class ResponseCache: @unchecked Sendable {
         }
     }
 
+    /// The bytes of the bodies kept.
+    var bytesHeld: Int { lock.withLock { bytes } }
+
     func store(_ entry: Entry, for key: String, at version: DataVersion) {
         lock.withLock {
             tick &+= 1
-            if let old = slots[key] { bytes -= old.entry.body.readableBytes }
-            slots[key] = Slot(entry: entry, version: version, lastUsed: tick)
-            bytes += entry.body.readableBytes
-            // Entries of an older version are dead weight; then the least recently used go.
-            if slots.count > maxEntries || bytes > maxBytes {
-                for (staleKey, slot) in slots where slot.version != version {
+            // Entries of an older version can never be served again: they go as soon as a newer one is kept.
+            if newest.map({ $0 < version }) ?? true {
+                newest = version
+                for (staleKey, slot) in slots where slot.version < version {
                     bytes -= slot.entry.body.readableBytes
                     slots[staleKey] = nil
                 }
             }
+            if let old = slots[key] { bytes -= old.entry.body.readableBytes }
+            slots[key] = Slot(entry: entry, version: version, lastUsed: tick)
+            bytes += entry.body.readableBytes
+            // Then, over the bounds, the least recently used go.
             while slots.count > maxEntries || bytes > maxBytes, let oldest = slots.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
                 bytes -= oldest.value.entry.body.readableBytes
                 slots[oldest.key] = nil
