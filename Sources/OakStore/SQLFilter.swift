@@ -20,9 +20,8 @@ struct SQLFilter: Sendable {
         _ db: Database, from table: String, orderBy order: String, limit: Int, offset: Int, _ item: (Row) -> Item?
     ) throws -> Page<Item> {
         let total = try Int.fetchOne(db, cachedSQL: "SELECT COUNT(*) FROM \(table) \(whereClause)", arguments: arguments) ?? 0
-        let rows = try Row.fetchAll(
-            db, cachedSQL: "SELECT * FROM \(table) \(whereClause) ORDER BY \(order) LIMIT ? OFFSET ?",
-            arguments: arguments + [limit, offset])
-        return Page(data: rows.compactMap(item), pagination: Pagination(total: total, limit: limit, offset: offset))
+        let items = try db.fetchAll(
+            cachedSQL: "SELECT * FROM \(table) \(whereClause) ORDER BY \(order) LIMIT ? OFFSET ?", arguments: arguments + [limit, offset], item)
+        return Page(data: items.compactMap { $0 }, pagination: Pagination(total: total, limit: limit, offset: offset))
     }
 }

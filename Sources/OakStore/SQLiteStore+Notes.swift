@@ -11,7 +11,7 @@ extension SQLiteStore: NoteRepository {
                 sql += " AND ss.scientific_name = ?"
                 arguments += [Species.normalizedName(species)]
             }
-            return try Row.fetchAll(db, cachedSQL: sql + " ORDER BY ss.scientific_name, ss.id", arguments: arguments).map(Self.note(row:))
+            return try db.fetchAll(cachedSQL: sql + " ORDER BY ss.scientific_name, ss.id", arguments: arguments, Self.note(row:))
         }
     }
 
@@ -86,7 +86,7 @@ extension SQLiteStore: NoteRepository {
     }
 
     static func fetchNote(_ db: Database, _ id: UUID) throws -> Note? {
-        try Row.fetchOne(db, cachedSQL: "\(noteSelect) WHERE ss.uuid = ?", arguments: [id.uuidString.lowercased()]).map(note(row:))
+        try db.fetchOne(cachedSQL: "\(noteSelect) WHERE ss.uuid = ?", arguments: [id.uuidString.lowercased()], note(row:))
     }
 
     /// The note, which must exist and, when a version is expected, be at that version.
@@ -128,9 +128,9 @@ extension SQLiteStore: NoteRepository {
 
     /// Writes a note's fields and timestamp into its row.
     static func saveNote(_ db: Database, id: UUID, fields: NoteFields, updatedAt: Date) throws {
-        guard let row = try Row.fetchOne(db, cachedSQL: "SELECT * FROM species_sources WHERE uuid = ?", arguments: [id.uuidString.lowercased()])
+        guard var record = try db.fetchOne(
+            cachedSQL: "SELECT * FROM species_sources WHERE uuid = ?", arguments: [id.uuidString.lowercased()], SpeciesSource.init(row:))
         else { throw OakError.notFound("Note", id.uuidString.lowercased()) }
-        var record = SpeciesSource(row: row)
         fields.apply(to: &record)
         try record.validate()
         record.updatedAt = updatedAt

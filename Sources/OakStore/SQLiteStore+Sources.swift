@@ -5,7 +5,7 @@ import OakModels
 extension SQLiteStore: SourceRepository {
     public func listSources() async throws -> [Source] {
         try await read { db in
-            try Row.fetchAll(db, cachedSQL: "SELECT * FROM sources ORDER BY id").map(Source.init(row:))
+            try db.fetchAll(cachedSQL: "SELECT * FROM sources ORDER BY id", Source.init(row:))
         }
     }
 
@@ -48,9 +48,9 @@ extension SQLiteStore: SourceRepository {
     }
 
     static func fetchSource(_ db: Database, _ id: Int) throws -> Source {
-        guard let row = try Row.fetchOne(db, cachedSQL: "SELECT * FROM sources WHERE id = ?", arguments: [id]) else {
+        guard let source = try db.fetchOne(cachedSQL: "SELECT * FROM sources WHERE id = ?", arguments: [id], Source.init(row:)) else {
             throw OakError.notFound("Source", String(id))
         }
-        return Source(row: row)
+        return source
     }
 }

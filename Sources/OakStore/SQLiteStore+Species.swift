@@ -93,9 +93,9 @@ extension SQLiteStore: SpeciesRepository {
     static func fetchSpecies(_ db: Database, _ name: String) throws -> Species {
         let key = Species.normalizedName(name)
         // A cached statement: this lookup is on the hot path of most species and note routes.
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM oak_entries WHERE scientific_name = ?"), arguments: [key])
+        guard let species = try db.fetchOne(cachedSQL: "SELECT * FROM oak_entries WHERE scientific_name = ?", arguments: [key], Species.init(row:))
         else { throw OakError.notFound("Species", key) }
-        return Species(row: row)
+        return species
     }
 
     static func speciesExists(_ db: Database, _ name: String) throws -> Bool {
@@ -106,15 +106,14 @@ extension SQLiteStore: SpeciesRepository {
     static func attributedSources(_ db: Database, of name: String?) throws -> [AttributedSpeciesSource] {
         let filter = name == nil ? "" : "WHERE ss.scientific_name = ?"
         let arguments: StatementArguments = name.map { [Species.normalizedName($0)] } ?? []
-        return try Row.fetchAll(
-            db,
-            sql: """
+        return try db.fetchAll(
+            cachedSQL: """
                 SELECT ss.*, s.name AS joined_source_name, s.url AS joined_source_url
                 FROM species_sources ss JOIN sources s ON s.id = ss.source_id \(filter)
                 ORDER BY ss.scientific_name, ss.is_preferred DESC, ss.source_id
                 """,
             arguments: arguments
-        ).map { row in
+        ) { row in
             AttributedSpeciesSource(
                 record: SpeciesSource(row: row), sourceName: row["joined_source_name"], sourceURL: row["joined_source_url"])
         }

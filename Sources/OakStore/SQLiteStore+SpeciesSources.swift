@@ -6,10 +6,9 @@ extension SQLiteStore: SpeciesSourceRepository {
     public func speciesSources(of name: String) async throws -> [SpeciesSource] {
         try await read { db in
             let species = try Self.fetchSpecies(db, name)
-            return try Row.fetchAll(
-                db, cachedSQL: "SELECT * FROM species_sources WHERE scientific_name = ? ORDER BY is_preferred DESC, source_id",
-                arguments: [species.scientificName]
-            ).map(SpeciesSource.init(row:))
+            return try db.fetchAll(
+                cachedSQL: "SELECT * FROM species_sources WHERE scientific_name = ? ORDER BY is_preferred DESC, source_id",
+                arguments: [species.scientificName], SpeciesSource.init(row:))
         }
     }
 
@@ -50,11 +49,11 @@ extension SQLiteStore: SpeciesSourceRepository {
     static func fetchSpeciesSource(_ db: Database, _ name: String, _ sourceId: Int) throws -> SpeciesSource {
         let species = try fetchSpecies(db, name)
         guard
-            let row = try Row.fetchOne(
-                db, cachedSQL: "SELECT * FROM species_sources WHERE scientific_name = ? AND source_id = ?",
-                arguments: [species.scientificName, sourceId])
+            let record = try db.fetchOne(
+                cachedSQL: "SELECT * FROM species_sources WHERE scientific_name = ? AND source_id = ?",
+                arguments: [species.scientificName, sourceId], SpeciesSource.init(row:))
         else { throw OakError.notFound("Data of source \(sourceId) for species", species.scientificName) }
-        return SpeciesSource(row: row)
+        return record
     }
 
     /// Deletes a row, stamping its tombstone with the time of the delete.

@@ -143,6 +143,8 @@ extension SQLiteStore: SyncRepository {
             json.int(sequence)
             json.raw("}")
         }
+        // `note` reads the statement the cursor steps; the cursor resets it when it goes.
+        withExtendedLifetime(notes) {}
     }
 
     /// The current records of upserted species, taxa and sources as JSON, keyed `entity/key`; one query

@@ -68,8 +68,8 @@ extension SQLiteStore: TaxonRepository {
     }
 
     static func fetchTaxon(_ db: Database, _ level: TaxonLevel, _ name: String) throws -> Taxon {
-        guard let row = try Row.fetchOne(db, cachedSQL: "SELECT * FROM taxa WHERE level = ? AND name = ?", arguments: [level.rawValue, name]),
-            let taxon = Taxon(row: row)
+        guard let taxon = try db.fetchOne(
+            cachedSQL: "SELECT * FROM taxa WHERE level = ? AND name = ?", arguments: [level.rawValue, name], Taxon.init(row:)) ?? nil
         else { throw OakError.notFound("Taxon \(level.rawValue)", name) }
         return taxon
     }

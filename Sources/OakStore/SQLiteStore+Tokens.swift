@@ -26,7 +26,7 @@ extension SQLiteStore: TokenRepository {
     }
 
     public func listTokens() async throws -> [APIToken] {
-        try await read { db in try Row.fetchAll(db, cachedSQL: "SELECT * FROM api_tokens ORDER BY name").map(Self.token(row:)) }
+        try await read { db in try db.fetchAll(cachedSQL: "SELECT * FROM api_tokens ORDER BY name", Self.token(row:)) }
     }
 
     public func revokeToken(name: String) async throws {
