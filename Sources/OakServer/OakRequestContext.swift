@@ -159,3 +159,12 @@ struct JSONResponse<Body: Encodable & Sendable>: ResponseGenerator {
         return response
     }
 }
+
+extension Response {
+    /// A response whose body is JSON already encoded.
+    static func json(_ body: ByteBuffer, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
+    }
+}

@@ -1,13 +1,12 @@
 import Foundation
 import GRDB
 import GRDBSQLite
-import NIOCore
 import OakModels
 
 /// JSON written by hand, for the large documents (the export and sync pages): they are written straight
 /// from the columns of the rows being read, without models or `JSONEncoder` in between. Strings are
 /// escaped as `JSONEncoder` escapes them with `.withoutEscapingSlashes`. The bytes collect in an array
-/// (appending to it is cheaper than to a `ByteBuffer`) and move to the response buffer in large pieces.
+/// (appending to it is cheaper than to a `ByteBuffer`) and go to the response buffer in large pieces.
 struct JSONOutput {
     private(set) var bytes: [UInt8] = []
 
@@ -32,12 +31,6 @@ struct JSONOutput {
 
     mutating func clear() {
         bytes.removeAll(keepingCapacity: true)
-    }
-
-    /// Moves what was written to the end of `buffer`, leaving this output empty.
-    mutating func move(to buffer: inout ByteBuffer) {
-        buffer.writeBytes(bytes)
-        clear()
     }
 
     mutating func int(_ value: Int64) {
@@ -96,10 +89,8 @@ struct JSONOutput {
         case 0x0C: raw(#"\f"#)
         case 0x0D: raw(#"\r"#)
         default:
-            let hex = Array("0123456789abcdef".utf8)
             raw(#"\u00"#)
-            bytes.append(hex[Int(byte >> 4)])
-            bytes.append(hex[Int(byte & 0xF)])
+            bytes.append(contentsOf: [byte].hexString.utf8)
         }
     }
 

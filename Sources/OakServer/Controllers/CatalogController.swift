@@ -28,11 +28,10 @@ struct CatalogController {
     /// The denormalized export with a strong ETag; `If-None-Match` with that ETag answers 304.
     @Sendable func export(_ request: Request, context: OakRequestContext) async throws -> Response {
         let snapshot = try await repository.export()
-        var headers: HTTPFields = [.eTag: snapshot.etag, .cacheControl: "public, max-age=300"]
+        let headers: HTTPFields = [.eTag: snapshot.etag, .cacheControl: "public, max-age=300"]
         if request.ifNoneMatchMatches(snapshot.etag) {
             return Response(status: .notModified, headers: headers)
         }
-        headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: snapshot.body))
+        return .json(snapshot.body, headers: headers)
     }
 }

@@ -16,8 +16,6 @@ struct OpenAPIController {
     }
 
     @Sendable func serve(_ request: Request, context: OakRequestContext) async throws -> Response {
-        Response(
-            status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: Self.document)))
+        .json(ByteBuffer(bytes: Self.document))
     }
 }

@@ -21,15 +21,11 @@ struct SyncController {
         let limit = try request.queryInt("limit") ?? Self.defaultPullLimit
         guard limit >= 1 else { throw OakError.invalid("limit", "must be at least 1") }
         let entities = try SyncEntity.parseList(request.query("entities"))
-        return Self.json(try await repository.pull(cursor: request.query("since"), limit: min(limit, Self.maxPullLimit), entities: entities))
+        return .json(try await repository.pull(cursor: request.query("since"), limit: min(limit, Self.maxPullLimit), entities: entities))
     }
 
     @Sendable func push(_ request: Request, context: OakRequestContext) async throws -> Response {
         let batch = try await request.decodeJSON(PushRequest.self)
-        return Self.json(try await repository.push(batch.changes))
-    }
-
-    private static func json(_ body: ByteBuffer) -> Response {
-        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
+        return .json(try await repository.push(batch.changes))
     }
 }

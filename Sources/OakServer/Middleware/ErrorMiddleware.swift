@@ -56,10 +56,7 @@ struct ErrorMiddleware: RouterMiddleware {
 
     static func response(for error: OakError) -> Response {
         let body = (try? WireJSON.encoder.encode(ErrorEnvelope(error: error))) ?? Data()
-        return Response(
-            status: .init(code: error.code.httpStatus),
-            headers: [.contentType: "application/json; charset=utf-8"],
-            body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        return .json(ByteBuffer(bytes: body), status: .init(code: error.code.httpStatus))
     }
 }
 
