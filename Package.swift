@@ -65,6 +65,7 @@ let package = Package(
                 "OakModels",
                 "OakClient",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(

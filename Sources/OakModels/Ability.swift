@@ -57,10 +57,13 @@ public func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
 
 /// Who a key belongs to and what it may do (`GET /api/v1/auth/verify`).
 public struct VerifiedKey: Codable, Hashable, Sendable {
+    /// Always `authenticated`, the key the original clients read.
+    public var status: String
     public var name: String
     public var abilities: [Ability]
 
     public init(name: String, abilities: [Ability]) {
+        self.status = "authenticated"
         self.name = name
         self.abilities = abilities
     }

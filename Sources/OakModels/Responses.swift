@@ -64,25 +64,41 @@ public struct SpeciesSearchResult: Codable, Sendable {
     }
 }
 
-/// The answer of `/api/v1/search`: matches among species, taxa and sources.
-public struct CatalogSearchResult: Encodable, Sendable {
+/// The answer of `/api/v1/search`: matches among species, taxa and sources, and how many of each were returned.
+public struct CatalogSearchResult: Codable, Sendable {
     public var query: String
     public var species: [Species]
     public var taxa: [Taxon]
     public var sources: [Source]
-    public var count: Int
+    public var counts: Counts
+
+    /// The number of results of each kind, as the original API reported them.
+    public struct Counts: Codable, Hashable, Sendable {
+        public var species: Int
+        public var taxa: Int
+        public var sources: Int
+        public var total: Int
+    }
 
     public init(query: String, species: [Species], taxa: [Taxon], sources: [Source]) {
         self.query = query
         self.species = species
         self.taxa = taxa
         self.sources = sources
-        self.count = species.count + taxa.count + sources.count
+        self.counts = Counts(
+            species: species.count, taxa: taxa.count, sources: sources.count, total: species.count + taxa.count + sources.count)
     }
 }
 
-/// Counts of what the database holds (`/api/v1/stats`).
+/// Counts of what the database holds (`/api/v1/stats`). The first four keys are the original API's:
+/// `species_count` counts species that are not hybrids; the others are this server's additions.
 public struct CatalogStats: Codable, Hashable, Sendable {
+    /// Species that are not hybrids.
+    public var speciesCount: Int
+    public var hybridCount: Int
+    public var taxaCount: Int
+    public var sourceCount: Int
+    /// Every species, hybrids included.
     public var species: Int
     public var hybrids: Int
     public var taxa: Int
@@ -99,6 +115,10 @@ public struct CatalogStats: Codable, Hashable, Sendable {
         speciesBySubgenus: [String: Int], speciesByConservationStatus: [String: Int], taxaByLevel: [String: Int],
         speciesSourcesBySource: [String: Int]
     ) {
+        self.speciesCount = species - hybrids
+        self.hybridCount = hybrids
+        self.taxaCount = taxa
+        self.sourceCount = sources
         self.species = species
         self.hybrids = hybrids
         self.taxa = taxa
@@ -112,9 +132,31 @@ public struct CatalogStats: Codable, Hashable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
+        case speciesCount = "species_count", hybridCount = "hybrid_count", taxaCount = "taxa_count"
+        case sourceCount = "source_count"
         case species, hybrids, taxa, sources, speciesSources = "species_sources", notes
         case speciesBySubgenus = "species_by_subgenus"
         case speciesByConservationStatus = "species_by_conservation_status"
         case taxaByLevel = "taxa_by_level", speciesSourcesBySource = "species_sources_by_source"
+    }
+}
+
+/// The version of this software and of the v1 API it serves, as `/health` reports them.
+public struct VersionInfo: Codable, Hashable, Sendable {
+    /// The API's version.
+    public var api: String
+    /// The oldest client version that works with this API (the original Go CLI checks it).
+    public var minClient: String
+
+    public init(api: String, minClient: String) {
+        self.api = api
+        self.minClient = minClient
+    }
+
+    /// This build's versions.
+    public static let current = VersionInfo(api: "1.1.0", minClient: "1.0.0")
+
+    enum CodingKeys: String, CodingKey {
+        case api, minClient = "min_client"
     }
 }

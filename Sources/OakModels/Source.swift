@@ -14,6 +14,8 @@ public struct Source: Codable, Hashable, Sendable {
     public var notes: String?
     public var license: String?
     public var licenseURL: String?
+    /// How many species have data from the source, in answers that count them (lists, details, search).
+    public var speciesCount: Int?
 
     /// The standard source ids every database has.
     public static let iNaturalistID = 1
@@ -23,7 +25,7 @@ public struct Source: Codable, Hashable, Sendable {
     public init(
         id: Int, sourceType: String, name: String, description: String? = nil, author: String? = nil,
         year: Int? = nil, url: String? = nil, isbn: String? = nil, doi: String? = nil, notes: String? = nil,
-        license: String? = nil, licenseURL: String? = nil
+        license: String? = nil, licenseURL: String? = nil, speciesCount: Int? = nil
     ) {
         self.id = id
         self.sourceType = sourceType
@@ -37,17 +39,28 @@ public struct Source: Codable, Hashable, Sendable {
         self.notes = notes
         self.license = license
         self.licenseURL = licenseURL
+        self.speciesCount = speciesCount
     }
 
     enum CodingKeys: String, CodingKey {
         case id, sourceType = "source_type", name, description, author, year, url, isbn, doi, notes, license
-        case licenseURL = "license_url"
+        case licenseURL = "license_url", speciesCount = "species_count"
     }
 
+    /// Reads a source as a server or file holds it: no write rule is applied (what was stored is accepted).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        let id = try container.decode(Int.self, forKey: .id)
-        self = try Source(id: id, creating: try SourcePatch(from: decoder))
+        self.init(
+            id: try container.decode(Int.self, forKey: .id), sourceType: try container.decode(String.self, forKey: .sourceType),
+            name: try container.decode(String.self, forKey: .name),
+            description: try container.decodeIfPresent(String.self, forKey: .description),
+            author: try container.decodeIfPresent(String.self, forKey: .author),
+            year: try container.decodeIfPresent(Int.self, forKey: .year), url: try container.decodeIfPresent(String.self, forKey: .url),
+            isbn: try container.decodeIfPresent(String.self, forKey: .isbn), doi: try container.decodeIfPresent(String.self, forKey: .doi),
+            notes: try container.decodeIfPresent(String.self, forKey: .notes),
+            license: try container.decodeIfPresent(String.self, forKey: .license),
+            licenseURL: try container.decodeIfPresent(String.self, forKey: .licenseURL),
+            speciesCount: try container.decodeIfPresent(Int.self, forKey: .speciesCount))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -64,6 +77,7 @@ public struct Source: Codable, Hashable, Sendable {
         try container.encodeNullable(notes, forKey: .notes)
         try container.encodeNullable(license, forKey: .license)
         try container.encodeNullable(licenseURL, forKey: .licenseURL)
+        try container.encodeIfPresent(speciesCount, forKey: .speciesCount)
     }
 
     /// A new source from a create request; `source_type` and `name` are required.

@@ -53,9 +53,15 @@ public struct Species: Codable, Hashable, Sendable {
         case synonyms, externalLinks = "external_links"
     }
 
+    /// Reads a species as a server or file holds it: no write rule is applied (what was stored is accepted).
     public init(from decoder: any Decoder) throws {
         let patch = try SpeciesPatch(from: decoder)
-        self = try Species(creating: patch)
+        guard case .value(let name) = patch.scientificName else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.scientificName, .init(codingPath: decoder.codingPath, debugDescription: "scientific_name is required"))
+        }
+        self.init(scientificName: name)
+        merge(patch)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -82,12 +88,19 @@ public struct Species: Codable, Hashable, Sendable {
         guard case .value(let name) = patch.scientificName else {
             throw OakError.invalid("scientific_name", "is required")
         }
-        self.init(scientificName: Species.normalizedName(name))
+        let isHybrid = patch.isHybrid.applied(to: false) ?? false
+        self.init(scientificName: isHybrid ? Species.hybridName(name) : Species.normalizedName(name))
         try apply(patch)
     }
 
     /// Applies a partial update (PUT/PATCH merge); the name never changes, then validates.
     public mutating func apply(_ patch: SpeciesPatch) throws {
+        merge(patch)
+        try validate()
+    }
+
+    /// Takes the fields a patch names, unvalidated; the name never changes.
+    private mutating func merge(_ patch: SpeciesPatch) {
         author = patch.author.applied(to: author)
         isHybrid = patch.isHybrid.applied(to: isHybrid) ?? false
         conservationStatus = patch.conservationStatus.applied(to: conservationStatus)
@@ -102,7 +115,6 @@ public struct Species: Codable, Hashable, Sendable {
         subspeciesVarieties = patch.subspeciesVarieties.applied(to: subspeciesVarieties)
         synonyms = patch.synonyms.applied(to: synonyms)
         externalLinks = patch.externalLinks.applied(to: externalLinks)
-        try validate()
     }
 
     /// Throws a validation error naming every invalid field.
@@ -126,13 +138,40 @@ public struct Species: Codable, Hashable, Sendable {
         try validator.check()
     }
 
-    /// Species are stored without the genus: "Quercus alba" and "Q. alba" become "alba".
+    /// The sign that marks a hybrid name: "× bebbiana".
+    public static let hybridSign = "×"
+
+    /// Species are stored without the genus ("Quercus alba" and "Q. alba" become "alba"), and hybrids with
+    /// the multiplication sign as real data writes them: "x bebbiana", "X bebbiana" and "×bebbiana" become
+    /// "× bebbiana", and a formula "alba x macrocarpa" becomes "alba × macrocarpa". A name that merely
+    /// starts with an x ("xalapensis"), or a lone "x", is left alone.
     public static func normalizedName(_ name: String) -> String {
         var trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         for prefix in ["Quercus ", "quercus ", "Q. "] where trimmed.hasPrefix(prefix) {
             trimmed = String(trimmed.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces)
         }
-        return trimmed
+        var words = trimmed.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        for index in words.indices where words.count > 1 && (words[index] == "x" || words[index] == "X") {
+            words[index] = hybridSign
+        }
+        if let first = words.first, first.hasPrefix(hybridSign), first != hybridSign {
+            words[0] = String(first.dropFirst())
+            words.insert(hybridSign, at: 0)
+        }
+        return words.joined(separator: " ")
+    }
+
+    /// The name a hybrid is stored under: its normalized name, with "× " in front unless it is a formula
+    /// ("alba × macrocarpa") or already has it.
+    public static func hybridName(_ name: String) -> String {
+        let normalized = normalizedName(name)
+        return normalized.contains(hybridSign) ? normalized : "\(hybridSign) \(normalized)"
+    }
+
+    /// The other spelling a stored name may have: "× bebbiana" for "bebbiana" and the reverse, so files
+    /// whose hybrids were stored without the sign still resolve.
+    public static func alternateName(_ normalized: String) -> String {
+        normalized.hasPrefix(hybridSign + " ") ? String(normalized.dropFirst(2)) : "\(hybridSign) \(normalized)"
     }
 }
 

@@ -70,7 +70,8 @@ public struct SpeciesSource: Codable, Hashable, Sendable {
             createdAt: try container.decodeIfPresent(String.self, forKey: .createdAt).flatMap(WireTime.parse) ?? Date(),
             updatedAt: try container.decodeIfPresent(String.self, forKey: .updatedAt).flatMap(WireTime.parse) ?? Date()
         )
-        try apply(patch)
+        // Reading applies no write rule: what the server or file holds is accepted.
+        merge(patch)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -103,6 +104,12 @@ public struct SpeciesSource: Codable, Hashable, Sendable {
 
     /// Applies a partial update; species and source never change, then validates.
     public mutating func apply(_ patch: SpeciesSourcePatch) throws {
+        merge(patch)
+        try validate()
+    }
+
+    /// Takes the fields a patch names, unvalidated; species and source never change.
+    private mutating func merge(_ patch: SpeciesSourcePatch) {
         localNames = patch.localNames.applied(to: localNames)
         range = patch.range.applied(to: range)
         growthHabit = patch.growthHabit.applied(to: growthHabit)
@@ -116,7 +123,6 @@ public struct SpeciesSource: Codable, Hashable, Sendable {
         miscellaneous = patch.miscellaneous.applied(to: miscellaneous)
         url = patch.url.applied(to: url)
         isPreferred = patch.isPreferred.applied(to: isPreferred) ?? false
-        try validate()
     }
 
     /// Throws a validation error naming every invalid field.

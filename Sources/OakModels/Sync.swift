@@ -79,17 +79,82 @@ public enum SyncRecord: Encodable, Sendable {
     }
 }
 
+/// A pulled change that could not be read, kept aside with what is known of it, while the rest of its
+/// page is applied.
+public struct SetAsideChange: Hashable, Sendable {
+    /// The entity, as the server named it (possibly one this client does not know).
+    public var entity: String
+    /// The entity's key, or "" when even that could not be read.
+    public var key: String
+    /// Why it could not be read.
+    public var reason: String
+
+    public init(entity: String, key: String, reason: String) {
+        self.entity = entity
+        self.key = key
+        self.reason = reason
+    }
+}
+
 /// A page of a pull: changes in sequence order, the cursor to pull from next, and whether more wait.
-/// The server writes it directly as JSON (see `SQLiteStore.pull`); clients decode it.
+/// The server writes it directly as JSON (see `SQLiteStore.pull`); clients decode it. A change that cannot
+/// be read does not fail the page: it goes to `setAside` and the others are read.
 public struct PullResponse: Decodable, Sendable {
     public var changes: [SyncChange]
     public var cursor: String
     public var hasMore: Bool
+    /// The changes of this page that could not be read.
+    public var setAside: [SetAsideChange]
 
-    public init(changes: [SyncChange], cursor: String, hasMore: Bool) {
+    public init(changes: [SyncChange], cursor: String, hasMore: Bool, setAside: [SetAsideChange] = []) {
         self.changes = changes
         self.cursor = cursor
         self.hasMore = hasMore
+        self.setAside = setAside
+    }
+
+    enum CodingKeys: String, CodingKey { case changes, cursor, hasMore }
+
+    /// The keys a change is identified by, read loosely for one that cannot be read whole.
+    private enum IdentityKeys: String, CodingKey { case entity, key }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        cursor = try container.decode(String.self, forKey: .cursor)
+        hasMore = try container.decode(Bool.self, forKey: .hasMore)
+        changes = []
+        setAside = []
+        var list = try container.nestedUnkeyedContainer(forKey: .changes)
+        while !list.isAtEnd {
+            let element = try list.superDecoder()
+            do {
+                changes.append(try SyncChange(from: element))
+            } catch {
+                let identity = try? element.container(keyedBy: IdentityKeys.self)
+                setAside.append(
+                    SetAsideChange(
+                        entity: (try? identity?.decode(String.self, forKey: .entity)) ?? "",
+                        key: (try? identity?.decode(String.self, forKey: .key)) ?? "",
+                        reason: Self.describe(error)))
+            }
+        }
+    }
+
+    /// A decoding error in a few words: where, and what was wrong.
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return String(describing: error) }
+        let (path, what): ([any CodingKey], String) =
+            switch error {
+            case .typeMismatch(let type, let context): (context.codingPath, "expected \(type)")
+            case .valueNotFound(let type, let context): (context.codingPath, "expected \(type), found null")
+            case .keyNotFound(let key, let context): (context.codingPath + [key], "missing")
+            case .dataCorrupted(let context): (context.codingPath, context.debugDescription)
+            @unknown default: ([], String(describing: error))
+            }
+        // The path inside the change: after `changes` and the change's index.
+        let field = path.drop(while: { $0.intValue == nil }).dropFirst().map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            .joined(separator: ".")
+        return field.isEmpty ? what : "\(field): \(what)"
     }
 }
 

@@ -36,10 +36,12 @@ public struct Taxon: Codable, Hashable, Sendable {
     public var author: String?
     public var notes: String?
     public var links: [JSONValue]
+    /// How many species the taxon holds, in answers that count them (lists, details, search).
+    public var speciesCount: Int?
 
     public init(
         name: String, level: TaxonLevel, parent: String? = nil, author: String? = nil, notes: String? = nil,
-        links: [JSONValue] = []
+        links: [JSONValue] = [], speciesCount: Int? = nil
     ) {
         self.name = name
         self.level = level
@@ -47,14 +49,23 @@ public struct Taxon: Codable, Hashable, Sendable {
         self.author = author
         self.notes = notes
         self.links = links
+        self.speciesCount = speciesCount
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, level, parent, author, notes, links
+        case name, level, parent, author, notes, links, speciesCount = "species_count"
     }
 
+    /// Reads a taxon as a server or file holds it: no write rule is applied (what was stored is accepted).
     public init(from decoder: any Decoder) throws {
-        self = try Taxon(creating: try TaxonPatch(from: decoder))
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            name: try container.decode(String.self, forKey: .name), level: try container.decode(TaxonLevel.self, forKey: .level),
+            parent: try container.decodeIfPresent(String.self, forKey: .parent),
+            author: try container.decodeIfPresent(String.self, forKey: .author),
+            notes: try container.decodeIfPresent(String.self, forKey: .notes),
+            links: try container.decodeIfPresent([JSONValue].self, forKey: .links) ?? [],
+            speciesCount: try container.decodeIfPresent(Int.self, forKey: .speciesCount))
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -65,6 +76,7 @@ public struct Taxon: Codable, Hashable, Sendable {
         try container.encodeNullable(author, forKey: .author)
         try container.encodeNullable(notes, forKey: .notes)
         try container.encode(links, forKey: .links)
+        try container.encodeIfPresent(speciesCount, forKey: .speciesCount)
     }
 
     /// A new taxon from a create request; name and level are required.

@@ -30,6 +30,7 @@ extension Request {
         let buffer = try await request.collectBody(upTo: .max)
         guard buffer.readableBytes > 0 else { throw OakError.invalid("body", "must be a JSON object") }
         let data = Data(buffer: buffer)
+        try Self.rejectNULCharacters(in: data)
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
@@ -40,6 +41,32 @@ extension Request {
             throw OakError.validation(fields.map { FieldError(field: $0, message: "must be a whole number") })
         } catch let error as DecodingError {
             throw OakError.validation([Self.fieldError(for: error)])
+        }
+    }
+
+    /// SQLite text ends at a NUL character, so a string holding one would be stored cut short: such a body
+    /// answers 400 naming every field (or key) that holds one, so what is acknowledged is what is stored.
+    static func rejectNULCharacters(in data: Data) throws {
+        guard data.range(of: Data(#"\u0000"#.utf8)) != nil, let body = try? JSONSerialization.jsonObject(with: data) else { return }
+        let fields = stringsWithNUL(in: body)
+        guard !fields.isEmpty else { return }
+        throw OakError.validation(fields.map { FieldError(field: $0, message: "must not contain NUL characters") })
+    }
+
+    /// The paths of the strings (values or keys) in a parsed body that contain a NUL character.
+    static func stringsWithNUL(in value: Any, at path: String = "") -> [String] {
+        switch value {
+        case let object as [String: Any]:
+            return object.keys.sorted().flatMap { key in
+                let keyPath = path.isEmpty ? key : "\(path).\(key)"
+                return key.contains("\0") ? [keyPath] : stringsWithNUL(in: object[key]!, at: keyPath)
+            }
+        case let array as [Any]:
+            return array.enumerated().flatMap { stringsWithNUL(in: $1, at: "\(path)[\($0)]") }
+        case let text as String:
+            return text.contains("\0") ? [path.isEmpty ? "body" : path] : []
+        default:
+            return []
         }
     }
 
@@ -135,10 +162,13 @@ extension Request {
 }
 
 extension RequestContext {
-    /// A path parameter, percent-decoded.
+    /// A path parameter, percent-decoded. A NUL character (`%00`) answers 400: SQLite would read the text
+    /// only up to it, so `alba%00zzz` could reach `alba`.
     func pathParameter(_ name: String) throws -> String {
         let raw = try parameters.require(name)
-        return raw.removingPercentEncoding ?? raw
+        let decoded = raw.removingPercentEncoding ?? raw
+        if decoded.contains("\0") { throw OakError.invalid(name, "must not contain NUL characters") }
+        return decoded
     }
 
     /// An integer path parameter; anything else answers 400.

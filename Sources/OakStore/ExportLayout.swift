@@ -16,7 +16,7 @@ struct ExportLayout: Sendable {
     /// The change-log version the document shows.
     let version: Int64
     let body: ByteBuffer
-    /// A hash of the species' digests in order, so of the data only.
+    /// A hash of the document's head and the species' digests in order, so of the data only.
     let etag: String
     let pieces: [String: Piece]
     /// The species of each species-source row by uuid: the change of a deleted row names only its uuid.
@@ -32,7 +32,8 @@ struct ExportLayout: Sendable {
         {
             return layout
         }
-        var assembly = Assembly(version: try SQLiteStore.changeLogVersion(db), capacity: previous?.body.readableBytes ?? 1 << 20)
+        var assembly = Assembly(
+            version: try SQLiteStore.changeLogVersion(db), head: try head(db), capacity: previous?.body.readableBytes ?? 1 << 20)
         try renderSpecies(db, named: nil) { name, object, rowIDs in
             assembly.append(name, object, digest: Array(SHA256.hash(data: object)))
             for id in rowIDs { assembly.speciesOfRow[id] = name }
@@ -75,7 +76,8 @@ struct ExportLayout: Sendable {
             rendered[name] = object
             for id in rowIDs { speciesOfRow[id] = name }
         }
-        var assembly = Assembly(version: try SQLiteStore.changeLogVersion(db), capacity: previous.body.readableBytes + (64 << 10))
+        var assembly = Assembly(
+            version: try SQLiteStore.changeLogVersion(db), head: try head(db), capacity: previous.body.readableBytes + (64 << 10))
         assembly.speciesOfRow = speciesOfRow
         for name in try String.fetchAll(db, cachedSQL: "SELECT scientific_name FROM oak_entries ORDER BY scientific_name") {
             if let object = rendered[name] {
@@ -87,6 +89,25 @@ struct ExportLayout: Sendable {
             }
         }
         return assembly.finish()
+    }
+
+    /// The document up to its species: `metadata` (the time of the data's last change and the number of
+    /// species) and every source.
+    private static func head(_ db: Database) throws -> [UInt8] {
+        // Taxa are not in the export: their changes do not change it.
+        let lastChange = try String.fetchOne(
+            db, cachedSQL: "SELECT changed_at FROM change_log WHERE entity <> 'taxa' ORDER BY seq DESC LIMIT 1")
+        let metadata = ExportMetadata(
+            lastChange: ColumnCoding.date(lastChange),
+            speciesCount: try Int.fetchOne(db, cachedSQL: "SELECT COUNT(*) FROM oak_entries") ?? 0)
+        let sources = try db.fetchAll(cachedSQL: "SELECT * FROM sources ORDER BY id") { ExportSource(Source(row: $0)) }
+        var output = JSONOutput(capacity: 4 << 10)
+        output.raw(#"{"metadata":"#)
+        try output.encoded(metadata)
+        output.raw(#","sources":"#)
+        try output.encoded(sources)
+        output.raw(#","species":["#)
+        return output.bytes
     }
 
     /// Renders the export objects of the species named (all when nil) in name order: each with the uuids
@@ -104,6 +125,8 @@ struct ExportLayout: Sendable {
         var rowIDs: [String] = []
         func finish() throws {
             guard let current else { return }
+            // A species without sources' data has no `sources` member.
+            if !rowIDs.isEmpty { object.raw("]") }
             object.append(tail)
             try each(current.name, object.bytes, rowIDs)
             object.clear()
@@ -114,13 +137,14 @@ struct ExportLayout: Sendable {
             if rowid != current?.rowid {
                 try finish()
                 current = (rowid, columns.string(ExportColumn.scientificName.rawValue) ?? "")
+                object.raw("{")
                 try object.exportedSpeciesHead(columns, tail: &tail)
             }
             // Rows of a species without sources, and rows whose source is missing, carry no source.
             guard !columns.isNull(ExportColumn.joinedSourceID.rawValue) else { continue }
-            if !rowIDs.isEmpty { object.raw(",") }
+            object.raw(rowIDs.isEmpty ? #","sources":["# : ",")
             rowIDs.append(columns.string(ExportColumn.uuid.rawValue) ?? "")
-            try object.attributedSpeciesSource(columns)
+            try object.exportedSourceData(columns)
         }
         try finish()
     }
@@ -133,10 +157,12 @@ struct ExportLayout: Sendable {
         var speciesOfRow: [String: String] = [:]
         var hasher = SHA256()
 
-        init(version: Int64, capacity: Int) {
+        /// Starts the document with `head` (everything before the first species), which the ETag covers too.
+        init(version: Int64, head: [UInt8], capacity: Int) {
             self.version = version
             body = ByteBufferAllocator().buffer(capacity: capacity)
-            body.writeStaticString(#"{"species":["#)
+            body.writeBytes(head)
+            hasher.update(data: head)
         }
 
         mutating func append(_ name: String, _ object: some Sequence<UInt8>, digest: [UInt8]) {

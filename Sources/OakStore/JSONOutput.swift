@@ -164,7 +164,7 @@ extension JSONOutput {
     mutating func stringList(_ columns: StatementColumns, _ index: Int32) {
         columns.withText(index) { text in
             guard let text, !ColumnCoding.isEmptyList(text) else { return raw("[]") }
-            guard let ranges = ColumnCoding.plainStringRanges(text) else {
+            guard let ranges = ColumnCoding.plainStringRanges(text), !ranges.contains(where: \.isEmpty) else {
                 return strings(ColumnCoding.strings(String(decoding: text, as: UTF8.self)))
             }
             raw("[")
@@ -180,7 +180,7 @@ extension JSONOutput {
     mutating func joinedList(_ columns: StatementColumns, _ index: Int32) {
         columns.withText(index) { text in
             guard let text, !ColumnCoding.isEmptyList(text) else { return null() }
-            guard let ranges = ColumnCoding.plainStringRanges(text) else {
+            guard let ranges = ColumnCoding.plainStringRanges(text), !ranges.contains(where: \.isEmpty) else {
                 let list = ColumnCoding.strings(String(decoding: text, as: UTF8.self))
                 return list.isEmpty ? null() : string(list.joined(separator: ", "))
             }
@@ -216,31 +216,62 @@ extension JSONOutput {
     }
 }
 
+/// How a column's text becomes JSON.
+enum ColumnKind: Sendable {
+    case text, integer, boolean, stringList, joinedList, valueList, timestamp, uuid
+}
+
 /// A member of a JSON object written from a column: its key, the column, and how its text becomes JSON.
 struct ColumnMember<Column: RawRepresentable & Sendable>: Sendable where Column.RawValue == Int32 {
-    enum Kind: Sendable {
-        case text, integer, boolean, stringList, joinedList, valueList, timestamp, uuid
-    }
+    typealias Kind = ColumnKind
 
     let key: StaticString
     let column: Column
     let kind: Kind
+    /// Whether the member is left out when its value is null or an empty list (as the export writes them).
+    let omittedWhenEmpty: Bool
 
-    init(_ key: StaticString, _ column: Column, _ kind: Kind = .text) {
+    init(_ key: StaticString, _ column: Column, _ kind: Kind = .text, omittedWhenEmpty: Bool = false) {
         self.key = key
         self.column = column
         self.kind = kind
+        self.omittedWhenEmpty = omittedWhenEmpty
+    }
+}
+
+extension StatementColumns {
+    /// Whether a column's value reads as null or as an empty list.
+    func isEmptyValue(_ index: Int32, _ kind: ColumnKind) -> Bool {
+        withText(index) { text in
+            guard let text else { return true }
+            switch kind {
+            case .stringList:
+                guard !ColumnCoding.isEmptyList(text) else { return true }
+                return ColumnCoding.plainStringRanges(text).map { $0.isEmpty }
+                    ?? ColumnCoding.strings(String(decoding: text, as: UTF8.self)).isEmpty
+            case .valueList:
+                return ColumnCoding.isEmptyList(text) || ColumnCoding.values(String(decoding: text, as: UTF8.self)).isEmpty
+            default:
+                return false
+            }
+        }
     }
 }
 
 extension JSONOutput {
-    /// Writes `"key":value` members separated by commas (no braces, no leading comma).
-    mutating func members<Column>(_ list: [ColumnMember<Column>], _ columns: StatementColumns) throws {
-        for (position, member) in list.enumerated() {
-            raw(position == 0 ? #"""# : #",""#)
+    /// Writes `"key":value` members separated by commas (no braces), leaving out the omissible ones that are
+    /// null or empty. `after` says whether the object already has a member (the first one written then
+    /// gets a comma); returns whether it has one now.
+    @discardableResult
+    mutating func members<Column>(_ list: [ColumnMember<Column>], _ columns: StatementColumns, after: Bool = false) throws -> Bool {
+        var separated = after
+        for member in list {
+            let index = member.column.rawValue
+            if member.omittedWhenEmpty, columns.isEmptyValue(index, member.kind) { continue }
+            raw(separated ? #",""# : #"""#)
+            separated = true
             raw(member.key)
             raw(#"":"#)
-            let index = member.column.rawValue
             switch member.kind {
             case .text: text(columns, index)
             case .integer: int(columns.int(index))
@@ -252,5 +283,6 @@ extension JSONOutput {
             case .uuid: uuid(columns, index)
             }
         }
+        return separated
     }
 }

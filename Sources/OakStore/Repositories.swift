@@ -15,7 +15,8 @@ public protocol SpeciesRepository: Sendable {
 
 /// Taxa: subgenera, sections, subsections and complexes, keyed by (level, name).
 public protocol TaxonRepository: Sendable {
-    func listTaxa(level: TaxonLevel?, parent: String?, limit: Int, offset: Int) async throws -> Page<Taxon>
+    /// Taxa in rank order, then by name; with no limit, all of them.
+    func listTaxa(level: TaxonLevel?, parent: String?, limit: Int?, offset: Int) async throws -> Page<Taxon>
     func taxon(level: TaxonLevel, name: String) async throws -> Taxon
     func createTaxon(_ patch: TaxonPatch) async throws -> Taxon
     func updateTaxon(level: TaxonLevel, name: String, with patch: TaxonPatch) async throws -> Taxon
@@ -50,8 +51,8 @@ public protocol CatalogRepository: Sendable {
     func checkReady() async throws
 }
 
-/// The encoded export (the web app's `quercus_data.json`: `{"species": [...]}`, each species with its
-/// taxonomy and attributed sources) with its strong ETag (a hash of the data only).
+/// The encoded export (`ExportFile`, the original apps' `quercus_data.json`: metadata, sources, and every
+/// species with its taxonomy and attributed sources' data) with its strong ETag (a hash of the data only).
 public struct ExportSnapshot: Sendable {
     public let body: ByteBuffer
     public let etag: String

@@ -10,22 +10,30 @@ enum ColumnCoding {
         return encoder
     }()
 
-    /// A JSON-array text column as strings; tolerant of NULL, empty and legacy comma-separated text.
+    /// A list column as strings. Existing files hold these as JSON arrays, as the JSON text `null`, as empty
+    /// text and as plain comma-separated text: `null` and blank read as `[]`, comma text as its items, and
+    /// null or empty items of an array are left out.
     static func strings(_ text: String?) -> [String] {
         // Most list columns are empty: skip the JSON decoder for them.
-        guard let text, text != "[]", !text.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
-        if let data = text.data(using: .utf8), let list = try? JSONDecoder().decode([String].self, from: data) {
-            return list
+        guard let text, !isEmptyList(text) else { return [] }
+        if let data = text.data(using: .utf8), let list = try? JSONDecoder().decode([String?].self, from: data) {
+            return list.compactMap { $0 }.filter { !$0.isEmpty }
         }
         return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
-    /// A JSON-array text column of free-form values.
+    /// A JSON-array text column of free-form values; `null`, blank or anything but an array reads as `[]`.
     static func values(_ text: String?) -> [JSONValue] {
-        guard let text, text != "[]", let data = text.data(using: .utf8),
+        guard let text, !isEmptyList(text), let data = text.data(using: .utf8),
             let list = try? JSONDecoder().decode([JSONValue].self, from: data)
         else { return [] }
         return list
+    }
+
+    /// Whether list text means an empty list: `[]`, the JSON text `null`, or blank.
+    static func isEmptyList(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { isEmptyList($0) }
     }
 
     /// JSON text for an array column.
@@ -46,9 +54,13 @@ enum ColumnCoding {
     // Byte-level readers for the hand-written JSON of the export and sync pages (`JSONOutput`). Each
     // recognizes the common stored form and returns nil for anything else, which then takes the paths above.
 
-    /// Whether list text means an empty list: `[]`, or blank.
+    /// Whether list text means an empty list: `[]`, the JSON text `null`, or blank.
     static func isEmptyList(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
-        text.elementsEqual("[]".utf8) || text.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        guard let first = text.firstIndex(where: { !blank($0) }) else { return true }
+        let last = text.lastIndex(where: { !blank($0) })!
+        let trimmed = UnsafeBufferPointer(rebasing: text[first...last])
+        return trimmed.elementsEqual("[]".utf8) || trimmed.elementsEqual("null".utf8)
     }
 
     /// Where the strings of a JSON array of strings without escape sequences are; nil for any other text.
@@ -136,7 +148,7 @@ extension Taxon {
         guard let level = TaxonLevel(rawValue: row["level"]) else { return nil }
         self.init(
             name: row["name"], level: level, parent: row["parent"], author: row["author"], notes: row["notes"],
-            links: ColumnCoding.values(row["links"]))
+            links: ColumnCoding.values(row["links"]), speciesCount: row["species_count"])
     }
 
     var columnValues: [String: (any DatabaseValueConvertible)?] {
@@ -152,7 +164,7 @@ extension Source {
         self.init(
             id: row["id"], sourceType: row["source_type"] ?? "", name: row["name"] ?? "", description: row["description"],
             author: row["author"], year: row["year"], url: row["url"], isbn: row["isbn"], doi: row["doi"],
-            notes: row["notes"], license: row["license"], licenseURL: row["license_url"])
+            notes: row["notes"], license: row["license"], licenseURL: row["license_url"], speciesCount: row["species_count"])
     }
 
     var columnValues: [String: (any DatabaseValueConvertible)?] {

@@ -15,13 +15,16 @@ struct SQLFilter: Sendable {
 
     var whereClause: String { conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ") }
 
-    /// One page of `table`'s rows matching the filter, with the total count.
+    /// One page of `table`'s rows matching the filter (the `columns` selected), with the total count; with
+    /// no limit, every row, and the page's limit is their count.
     func page<Item>(
-        _ db: Database, from table: String, orderBy order: String, limit: Int, offset: Int, _ item: (Row) -> Item?
+        _ db: Database, select columns: String = "*", from table: String, orderBy order: String, limit: Int?, offset: Int,
+        _ item: (Row) -> Item?
     ) throws -> Page<Item> {
         let total = try Int.fetchOne(db, cachedSQL: "SELECT COUNT(*) FROM \(table) \(whereClause)", arguments: arguments) ?? 0
         let items = try db.fetchAll(
-            cachedSQL: "SELECT * FROM \(table) \(whereClause) ORDER BY \(order) LIMIT ? OFFSET ?", arguments: arguments + [limit, offset], item)
-        return Page(data: items.compactMap { $0 }, pagination: Pagination(total: total, limit: limit, offset: offset))
+            cachedSQL: "SELECT \(columns) FROM \(table) \(whereClause) ORDER BY \(order) LIMIT ? OFFSET ?",
+            arguments: arguments + [limit ?? -1, offset], item)
+        return Page(data: items.compactMap { $0 }, pagination: Pagination(total: total, limit: limit ?? max(total, 1), offset: offset))
     }
 }

@@ -3,33 +3,6 @@ import GRDB
 import OakModels
 
 extension SQLiteStore: CatalogRepository {
-    public func search(query: String, limit: Int) async throws -> CatalogSearchResult {
-        let species = try await searchSpecies(query: query, limit: limit)
-        let pattern = "%" + query.trimmingCharacters(in: .whitespaces)
-            .replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_") + "%"
-        return try await read { db in
-            let taxa = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM taxa WHERE name LIKE ? ESCAPE '\\' OR author LIKE ? ESCAPE '\\' OR notes LIKE ? ESCAPE '\\'
-                    ORDER BY name, level LIMIT ?
-                    """,
-                arguments: [pattern, pattern, pattern, limit]
-            ).compactMap(Taxon.init(row:))
-            let sources = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM sources WHERE name LIKE ? ESCAPE '\\' OR author LIKE ? ESCAPE '\\' OR description LIKE ? ESCAPE '\\'
-                    ORDER BY id LIMIT ?
-                    """,
-                arguments: [pattern, pattern, pattern, limit]
-            ).map(Source.init(row:))
-            return CatalogSearchResult(query: query, species: species, taxa: taxa, sources: sources)
-        }
-    }
-
     public func stats() async throws -> CatalogStats {
         try await read { db in
             func count(_ sql: String) throws -> Int { try Int.fetchOne(db, cachedSQL: sql) ?? 0 }

@@ -19,9 +19,9 @@ extension SQLiteStore {
 enum ExportColumn: Int32, CaseIterable {
     case rowid, scientificName, author, isHybrid, conservationStatus, subgenus, section, subsection, complex
     case parent1, parent2, hybrids, closelyRelatedTo, subspeciesVarieties, synonyms, externalLinks
-    case joinedSourceID, id, uuid, sourceScientificName, sourceId, localNames, range, growthHabit, leaves, flowers
-    case fruits, bark, twigs, buds, hardinessHabitat, miscellaneous, url, isPreferred, createdAt, updatedAt
-    case sourceName, sourceURL
+    case joinedSourceID, uuid, sourceId, localNames, range, growthHabit, leaves, flowers
+    case fruits, bark, twigs, buds, hardinessHabitat, miscellaneous, url, isPreferred
+    case sourceName, sourceURL, sourceLicense, sourceLicenseURL
 
     private var expression: String {
         switch self {
@@ -30,9 +30,10 @@ enum ExportColumn: Int32, CaseIterable {
             .parent1, .parent2, .hybrids, .closelyRelatedTo, .subspeciesVarieties, .synonyms, .externalLinks:
             "e.\(ColumnCoding.snakeCase("\(self)"))"
         case .joinedSourceID: "s.id"
-        case .sourceScientificName: "ss.scientific_name"
         case .sourceName: "s.name"
         case .sourceURL: "s.url"
+        case .sourceLicense: "s.license"
+        case .sourceLicenseURL: "s.license_url"
         default: "ss.\(ColumnCoding.snakeCase("\(self)"))"
         }
     }
@@ -58,52 +59,57 @@ enum ExportColumn: Int32, CaseIterable {
 extension JSONOutput {
     private typealias Member = ColumnMember<ExportColumn>
 
-    // The members of an exported species (keys sorted, as in every response) before its `sources` array,
-    // after it, and in its `taxonomy` object around the constant genus.
+    // The members of an exported species (`ExportSpecies`; keys sorted, as in every response, absent ones
+    // left out) before its `sources` array, after it, and in its `taxonomy` object around the constant genus.
     private static let speciesHead: [Member] = [
-        Member("author", .author), Member("closely_related_to", .closelyRelatedTo, .stringList),
-        Member("conservation_status", .conservationStatus), Member("external_links", .externalLinks, .valueList),
-        Member("hybrids", .hybrids, .stringList), Member("is_hybrid", .isHybrid, .boolean), Member("name", .scientificName),
-        Member("parent1", .parent1), Member("parent2", .parent2),
+        Member("author", .author, omittedWhenEmpty: true),
+        Member("closely_related_to", .closelyRelatedTo, .stringList, omittedWhenEmpty: true),
+        Member("conservation_status", .conservationStatus, omittedWhenEmpty: true),
+        Member("external_links", .externalLinks, .valueList, omittedWhenEmpty: true),
+        Member("hybrids", .hybrids, .stringList, omittedWhenEmpty: true), Member("is_hybrid", .isHybrid, .boolean),
+        Member("name", .scientificName), Member("parent1", .parent1, omittedWhenEmpty: true),
+        Member("parent2", .parent2, omittedWhenEmpty: true),
     ]
     private static let speciesTail: [Member] = [
-        Member("subspecies_varieties", .subspeciesVarieties, .stringList), Member("synonyms", .synonyms, .stringList),
+        Member("subspecies_varieties", .subspeciesVarieties, .stringList, omittedWhenEmpty: true),
+        Member("synonyms", .synonyms, .stringList, omittedWhenEmpty: true),
     ]
-    private static let taxonomyBeforeGenus: [Member] = [Member("complex", .complex)]
+    private static let taxonomyBeforeGenus: [Member] = [Member("complex", .complex, omittedWhenEmpty: true)]
     private static let taxonomyAfterGenus: [Member] = [
-        Member("section", .section), Member("subgenus", .subgenus), Member("subsection", .subsection),
+        Member("section", .section), Member("subgenus", .subgenus), Member("subsection", .subsection, omittedWhenEmpty: true),
     ]
-    /// The members of one source of a species (`AttributedSpeciesSource`).
-    private static let attributedSource: [Member] = [
-        Member("bark", .bark), Member("buds", .buds), Member("created_at", .createdAt, .timestamp), Member("flowers", .flowers),
-        Member("fruits", .fruits), Member("growth_habit", .growthHabit), Member("hardiness_habitat", .hardinessHabitat),
-        Member("id", .id, .integer), Member("is_preferred", .isPreferred, .boolean), Member("leaves", .leaves),
-        Member("local_names", .localNames, .stringList), Member("miscellaneous", .miscellaneous), Member("range", .range),
-        Member("scientific_name", .sourceScientificName), Member("source_id", .sourceId, .integer),
-        Member("source_name", .sourceName), Member("source_url", .sourceURL), Member("twigs", .twigs),
-        Member("updated_at", .updatedAt, .timestamp), Member("url", .url), Member("uuid", .uuid, .uuid),
+    /// The members of one source's data about a species (`ExportSourceData`).
+    private static let sourceData: [Member] = [
+        Member("bark", .bark, omittedWhenEmpty: true), Member("buds", .buds, omittedWhenEmpty: true),
+        Member("flowers", .flowers, omittedWhenEmpty: true), Member("fruits", .fruits, omittedWhenEmpty: true),
+        Member("growth_habit", .growthHabit, omittedWhenEmpty: true),
+        Member("hardiness_habitat", .hardinessHabitat, omittedWhenEmpty: true), Member("is_preferred", .isPreferred, .boolean),
+        Member("leaves", .leaves, omittedWhenEmpty: true), Member("license", .sourceLicense, omittedWhenEmpty: true),
+        Member("license_url", .sourceLicenseURL, omittedWhenEmpty: true),
+        Member("local_names", .localNames, .stringList, omittedWhenEmpty: true),
+        Member("miscellaneous", .miscellaneous, omittedWhenEmpty: true), Member("range", .range, omittedWhenEmpty: true),
+        Member("source_id", .sourceId, .integer), Member("source_name", .sourceName),
+        Member("source_url", .sourceURL, omittedWhenEmpty: true), Member("twigs", .twigs, omittedWhenEmpty: true),
+        Member("url", .url, omittedWhenEmpty: true),
     ]
 
-    /// Opens a species of the export up to its `sources` array, and puts what follows that array into
-    /// `tail`, written when the species closes.
+    /// Writes the members of an exported species that come before its `sources` array (without the
+    /// opening brace), and puts what follows that array into `tail`, written when the species closes.
     mutating func exportedSpeciesHead(_ columns: StatementColumns, tail: inout JSONOutput) throws {
-        raw("{")
         try members(Self.speciesHead, columns)
-        raw(#","sources":["#)
         tail.clear()
-        tail.raw("],")
-        try tail.members(Self.speciesTail, columns)
+        try tail.members(Self.speciesTail, columns, after: true)
         tail.raw(#","taxonomy":{"#)
-        try tail.members(Self.taxonomyBeforeGenus, columns)
-        tail.raw(#","genus":"Quercus","#)
-        try tail.members(Self.taxonomyAfterGenus, columns)
+        let wroteComplex = try tail.members(Self.taxonomyBeforeGenus, columns)
+        tail.raw(wroteComplex ? #","genus":"Quercus""# : #""genus":"Quercus""#)
+        try tail.members(Self.taxonomyAfterGenus, columns, after: true)
         tail.raw("}}")
     }
 
-    /// One source of a species in the export.
-    mutating func attributedSpeciesSource(_ columns: StatementColumns) throws {
+    /// One source's data about a species in the export.
+    mutating func exportedSourceData(_ columns: StatementColumns) throws {
         raw("{")
-        try members(Self.attributedSource, columns)
+        try members(Self.sourceData, columns)
         raw("}")
     }
 }

@@ -9,7 +9,7 @@ extension SQLiteStore: NoteRepository {
             var arguments: StatementArguments = [sourceId]
             if let species {
                 sql += " AND ss.scientific_name = ?"
-                arguments += [Species.normalizedName(species)]
+                arguments += [try Self.storedName(db, species)]
             }
             return try db.fetchAll(cachedSQL: sql + " ORDER BY ss.scientific_name, ss.id", arguments: arguments, Self.note(row:))
         }
@@ -44,7 +44,7 @@ extension SQLiteStore: NoteRepository {
     public func updateNote(id: UUID, with input: NoteInput, expectedVersion: Int64?) async throws -> Note {
         try await write { db in
             let current = try Self.requireNote(db, id, expectedVersion: expectedVersion)
-            if let name = input.scientificName, Species.normalizedName(name) != current.scientificName {
+            if let name = input.scientificName, try Self.storedName(db, name) != current.scientificName {
                 throw OakError.invalid("scientificName", "a note's species cannot change; create a new note instead")
             }
             if let sourceId = input.sourceId, sourceId != current.sourceId {
@@ -104,7 +104,7 @@ extension SQLiteStore: NoteRepository {
     static func newNoteRecord(_ db: Database, id: UUID, name: String, sourceId: Int?, fields: NoteFields, at time: Date) throws
         -> SpeciesSource
     {
-        let species = Species.normalizedName(name)
+        let species = try storedName(db, name)
         guard try speciesExists(db, species) else {
             throw OakError.invalid("scientificName", "no species named '\(species)' exists")
         }

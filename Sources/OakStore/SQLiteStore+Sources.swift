@@ -5,7 +5,7 @@ import OakModels
 extension SQLiteStore: SourceRepository {
     public func listSources() async throws -> [Source] {
         try await read { db in
-            try db.fetchAll(cachedSQL: "SELECT * FROM sources ORDER BY id", Source.init(row:))
+            try db.fetchAll(cachedSQL: "SELECT \(Self.sourceColumns) FROM sources s ORDER BY id", Source.init(row:))
         }
     }
 
@@ -19,6 +19,7 @@ extension SQLiteStore: SourceRepository {
             try db.insert(into: "sources", new.columnValues)
             var source = new
             source.id = Int(db.lastInsertedRowID)
+            source.speciesCount = 0
             return source
         }
     }
@@ -48,9 +49,11 @@ extension SQLiteStore: SourceRepository {
     }
 
     static func fetchSource(_ db: Database, _ id: Int) throws -> Source {
-        guard let source = try db.fetchOne(cachedSQL: "SELECT * FROM sources WHERE id = ?", arguments: [id], Source.init(row:)) else {
-            throw OakError.notFound("Source", String(id))
-        }
+        guard let source = try db.fetchOne(cachedSQL: "SELECT \(sourceColumns) FROM sources s WHERE id = ?", arguments: [id], Source.init(row:))
+        else { throw OakError.notFound("Source", String(id)) }
         return source
     }
+
+    /// A source's columns (of `sources s`) and `species_count`, the number of species with data from it.
+    static let sourceColumns = "s.*, (SELECT COUNT(*) FROM species_sources WHERE source_id = s.id) AS species_count"
 }

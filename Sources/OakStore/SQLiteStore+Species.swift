@@ -29,22 +29,6 @@ extension SQLiteStore: SpeciesRepository {
         }
     }
 
-    public func searchSpecies(query: String, limit: Int) async throws -> [Species] {
-        let match = try Self.ftsQuery(query)
-        return try await read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT e.* FROM species_fts f JOIN oak_entries e ON e.scientific_name = f.scientific_name
-                    WHERE species_fts MATCH ?
-                    ORDER BY (lower(e.scientific_name) = lower(?)) DESC, bm25(species_fts, 10.0, 5.0, 2.0), e.scientific_name
-                    LIMIT ?
-                    """,
-                arguments: [match, query.trimmingCharacters(in: .whitespaces), limit]
-            ).map(Species.init(row:))
-        }
-    }
-
     public func createSpecies(_ patch: SpeciesPatch) async throws -> Species {
         let species = try Species(creating: patch)
         return try await write { db in
@@ -90,12 +74,25 @@ extension SQLiteStore: SpeciesRepository {
 
     // MARK: Shared queries
 
+    /// The species a name from a request means: its normalized spelling, or the other spelling of a hybrid
+    /// ("× bebbiana" or "bebbiana", for files that stored hybrids without the sign), the exact one first.
     static func fetchSpecies(_ db: Database, _ name: String) throws -> Species {
         let key = Species.normalizedName(name)
         // A cached statement: this lookup is on the hot path of most species and note routes.
-        guard let species = try db.fetchOne(cachedSQL: "SELECT * FROM oak_entries WHERE scientific_name = ?", arguments: [key], Species.init(row:))
+        guard
+            let species = try db.fetchOne(
+                cachedSQL: "SELECT * FROM oak_entries WHERE scientific_name IN (?1, ?2) ORDER BY scientific_name = ?1 DESC LIMIT 1",
+                arguments: [key, Species.alternateName(key)], Species.init(row:))
         else { throw OakError.notFound("Species", key) }
         return species
+    }
+
+    /// The name a species is stored under (see `fetchSpecies`); the normalized name when there is none.
+    static func storedName(_ db: Database, _ name: String) throws -> String {
+        let key = Species.normalizedName(name)
+        return try String.fetchOne(
+            db, cachedSQL: "SELECT scientific_name FROM oak_entries WHERE scientific_name IN (?1, ?2) ORDER BY scientific_name = ?1 DESC LIMIT 1",
+            arguments: [key, Species.alternateName(key)]) ?? key
     }
 
     static func speciesExists(_ db: Database, _ name: String) throws -> Bool {
@@ -105,7 +102,7 @@ extension SQLiteStore: SpeciesRepository {
     /// A species' source data with source names, preferred first, then by source id.
     static func attributedSources(_ db: Database, of name: String?) throws -> [AttributedSpeciesSource] {
         let filter = name == nil ? "" : "WHERE ss.scientific_name = ?"
-        let arguments: StatementArguments = name.map { [Species.normalizedName($0)] } ?? []
+        let arguments: StatementArguments = try name.map { [try storedName(db, $0)] } ?? []
         return try db.fetchAll(
             cachedSQL: """
                 SELECT ss.*, s.name AS joined_source_name, s.url AS joined_source_url
@@ -117,12 +114,5 @@ extension SQLiteStore: SpeciesRepository {
             AttributedSpeciesSource(
                 record: SpeciesSource(row: row), sourceName: row["joined_source_name"], sourceURL: row["joined_source_url"])
         }
-    }
-
-    /// Turns free text into an FTS5 query: every word must match as a prefix, matched literally.
-    static func ftsQuery(_ text: String) throws -> String {
-        let words = Species.normalizedName(text).split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
-        guard !words.isEmpty else { throw OakError.invalid("q", "must contain at least one letter or digit") }
-        return words.prefix(16).map { "\"\($0)\"*" }.joined(separator: " ")
     }
 }

@@ -240,7 +240,7 @@ extension SQLiteStore: SyncRepository {
             }
             do {
                 if let current {
-                    guard Species.normalizedName(body.scientificName) == current.scientificName,
+                    guard try storedName(db, body.scientificName) == current.scientificName,
                         (body.sourceId ?? Source.personalObservationID) == current.sourceId
                     else { throw OakError.invalid("note.scientificName", "a note's species and source cannot change") }
                     guard fastForward(current.version) || wins(time, body.fields, over: current.updatedAt, current.fields) else {

@@ -73,12 +73,12 @@ extension SQLiteStore {
             summary.speciesSourcesAdded = try fill([Source.iNaturalistID, Source.oaksOfTheWorldID], upTo: load.speciesSources)
 
             var personal = [Source.personalObservationID] + (try Int.fetchAll(
-                db, cachedSQL: "SELECT id FROM sources WHERE source_type = 'personal' AND id <> ? ORDER BY id",
+                db, cachedSQL: "SELECT id FROM sources WHERE source_type = 'Personal Observation' AND id <> ? ORDER BY id",
                 arguments: [Source.personalObservationID]))
             let sourcesNeeded = speciesList.isEmpty ? 0 : (load.notes + speciesList.count - 1) / speciesList.count
             while personal.count < sourcesNeeded {
                 let source = Source(
-                    id: 0, sourceType: "personal", name: "Observer \(personal.count)",
+                    id: 0, sourceType: "Personal Observation", name: "Observer \(personal.count)",
                     description: "Field observations of a synthetic observer (benchmark data)")
                 try db.insert(into: "sources", source.columnValues)
                 personal.append(Int(db.lastInsertedRowID))

@@ -3,18 +3,23 @@ import GRDB
 import OakModels
 
 extension SQLiteStore: TaxonRepository {
-    public func listTaxa(level: TaxonLevel?, parent: String?, limit: Int, offset: Int) async throws -> Page<Taxon> {
+    public func listTaxa(level: TaxonLevel?, parent: String?, limit: Int?, offset: Int) async throws -> Page<Taxon> {
         var sql = SQLFilter()
         sql.add("level = ?", level?.rawValue)
         sql.add("parent = ? COLLATE NOCASE", parent)
         let query = sql
         return try await read { db in
             try query.page(
-                db, from: "taxa",
+                db, select: Self.taxonColumns, from: "taxa t",
                 orderBy: "CASE level WHEN 'subgenus' THEN 0 WHEN 'section' THEN 1 WHEN 'subsection' THEN 2 ELSE 3 END, name",
                 limit: limit, offset: offset, Taxon.init(row:))
         }
     }
+
+    /// A taxon's columns (of `taxa t`) and `species_count`, the number of species it holds.
+    static let taxonColumns = """
+        t.*, CASE t.level \(TaxonLevel.allCases.map { "WHEN '\($0.rawValue)' THEN (SELECT COUNT(*) FROM oak_entries WHERE \($0.rawValue) = t.name)" }.joined(separator: " ")) END AS species_count
+        """
 
     public func taxon(level: TaxonLevel, name: String) async throws -> Taxon {
         try await read { db in try Self.fetchTaxon(db, level, name) }
@@ -28,7 +33,7 @@ extension SQLiteStore: TaxonRepository {
             }
             try Self.checkParent(db, of: taxon)
             try db.insert(into: "taxa", taxon.columnValues)
-            return taxon
+            return try Self.fetchTaxon(db, taxon.level, taxon.name)
         }
     }
 
@@ -69,7 +74,7 @@ extension SQLiteStore: TaxonRepository {
 
     static func fetchTaxon(_ db: Database, _ level: TaxonLevel, _ name: String) throws -> Taxon {
         guard let taxon = try db.fetchOne(
-            cachedSQL: "SELECT * FROM taxa WHERE level = ? AND name = ?", arguments: [level.rawValue, name], Taxon.init(row:)) ?? nil
+            cachedSQL: "SELECT \(taxonColumns) FROM taxa t WHERE level = ? AND name = ?", arguments: [level.rawValue, name], Taxon.init(row:)) ?? nil
         else { throw OakError.notFound("Taxon \(level.rawValue)", name) }
         return taxon
     }

@@ -31,6 +31,12 @@ enum Schema {
         migrator.registerMigration("v5 lower-case note ids") { db in
             try db.execute(sql: lowercaseNoteIDs)
         }
+        migrator.registerMigration("v6 substring search") { db in
+            try addSubstringSearch(db)
+        }
+        migrator.registerMigration("v7 standard source types") { db in
+            try db.execute(sql: standardSourceTypes)
+        }
         return migrator
     }
 
@@ -201,6 +207,14 @@ enum Schema {
     /// Note ids are compared as text, and the server writes them in lower case; other tools may not (Swift's
     /// `uuidString` is upper case), so ids written in upper case are lowered, and existing ones once. Each
     /// is logged as a re-key: a delete of the upper-case key, then an upsert of the lower-case one.
+    /// Earlier versions of this server wrote the standard sources' types as `website` and `personal`; the
+    /// original clients read a source's type as one of `Website`, `Book`, `Personal Observation`, … (the iOS
+    /// app fails to load a source with another). Only those exact values of sources 1–3 are rewritten.
+    static let standardSourceTypes = """
+        UPDATE sources SET source_type = 'Website' WHERE id IN (1, 2) AND source_type = 'website';
+        UPDATE sources SET source_type = 'Personal Observation' WHERE id = 3 AND source_type = 'personal';
+        """
+
     static let lowercaseNoteIDs = """
         CREATE TRIGGER species_sources_lowercase_uuid_insert AFTER INSERT ON species_sources WHEN NEW.uuid <> lower(NEW.uuid) BEGIN
             UPDATE species_sources SET uuid = lower(NEW.uuid) WHERE id = NEW.id;
@@ -230,57 +244,90 @@ enum Schema {
     /// so re-indexing a species is a lookup, not a scan (and VACUUM keeps INTEGER PRIMARY KEY ids).
     static let searchKey = "(SELECT id FROM species_search_keys WHERE scientific_name = %@)"
 
-    /// SQL that re-indexes one species (named by an SQL expression) in the full-text index.
-    static func reindexSpecies(_ name: String) -> String {
-        """
-        INSERT OR IGNORE INTO species_search_keys(scientific_name) SELECT scientific_name FROM oak_entries WHERE scientific_name = \(name);
-        DELETE FROM species_fts WHERE rowid = \(searchKey.replacingOccurrences(of: "%@", with: name));
-        INSERT INTO species_fts(rowid, scientific_name, synonyms, local_names)
-            SELECT k.id, e.scientific_name, COALESCE(e.synonyms, ''),
-                (SELECT COALESCE(group_concat(local_names, ' '), '') FROM species_sources s WHERE s.scientific_name = e.scientific_name)
-            FROM oak_entries e JOIN species_search_keys k ON k.scientific_name = e.scientific_name
-            WHERE e.scientific_name = \(name);
-        """
+    /// The full-text indexes of species, each kept by the same triggers: `species_fts` matches words (and
+    /// their starts) ignoring diacritics ("chene" finds "chêne"), `species_trigram` matches any substring
+    /// ("lba" finds "alba").
+    static let searchTables = ["species_fts", "species_trigram"]
+
+    /// SQL that re-indexes one species (named by an SQL expression) in the full-text `tables`.
+    static func reindexSpecies(_ name: String, in tables: [String]) -> String {
+        let key = searchKey.replacingOccurrences(of: "%@", with: name)
+        return "INSERT OR IGNORE INTO species_search_keys(scientific_name) SELECT scientific_name FROM oak_entries WHERE scientific_name = \(name);\n"
+            + tables.map { table in
+                """
+                DELETE FROM \(table) WHERE rowid = \(key);
+                INSERT INTO \(table)(rowid, scientific_name, synonyms, local_names)
+                    SELECT k.id, e.scientific_name, COALESCE(e.synonyms, ''),
+                        (SELECT COALESCE(group_concat(local_names, ' '), '') FROM species_sources s WHERE s.scientific_name = e.scientific_name)
+                    FROM oak_entries e JOIN species_search_keys k ON k.scientific_name = e.scientific_name
+                    WHERE e.scientific_name = \(name);
+                """
+            }.joined(separator: "\n")
     }
 
     /// SQL: whether a `local_names` value (an SQL expression) holds any name.
     static func hasNames(_ column: String) -> String { "(\(column) IS NOT NULL AND \(column) NOT IN ('', '[]'))" }
 
-    /// An FTS5 index over scientific names, synonyms and every source's local names, kept current by triggers
-    /// that run only when an indexed value changes.
+    /// An FTS5 index over scientific names, synonyms and every source's local names (v3: words).
     static func createSearchIndex(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE species_search_keys (id INTEGER PRIMARY KEY, scientific_name TEXT NOT NULL UNIQUE);
-            CREATE VIRTUAL TABLE species_fts USING fts5(
-                scientific_name, synonyms, local_names, tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'
-            );
             INSERT INTO species_search_keys(scientific_name) SELECT scientific_name FROM oak_entries;
-            INSERT INTO species_fts(rowid, scientific_name, synonyms, local_names)
+            """)
+        try createSearchTable(db, "species_fts", options: "tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'")
+        try createSearchTriggers(db, tables: ["species_fts"])
+    }
+
+    /// Adds the substring index beside the word index (v6), both kept by one set of triggers.
+    static func addSubstringSearch(_ db: Database) throws {
+        try db.execute(sql: searchTriggers.map { "DROP TRIGGER \($0);" }.joined(separator: "\n"))
+        try createSearchTable(db, "species_trigram", options: "tokenize = 'trigram'")
+        try createSearchTriggers(db, tables: searchTables)
+    }
+
+    /// Creates an FTS5 table of the species' searchable text, filled from the tables.
+    private static func createSearchTable(_ db: Database, _ table: String, options: String) throws {
+        try db.execute(sql: """
+            CREATE VIRTUAL TABLE \(table) USING fts5(scientific_name, synonyms, local_names, \(options));
+            INSERT INTO \(table)(rowid, scientific_name, synonyms, local_names)
                 SELECT k.id, e.scientific_name, COALESCE(e.synonyms, ''),
                     (SELECT COALESCE(group_concat(local_names, ' '), '') FROM species_sources s WHERE s.scientific_name = e.scientific_name)
                 FROM oak_entries e JOIN species_search_keys k ON k.scientific_name = e.scientific_name;
+            """)
+    }
+
+    private static let searchTriggers = [
+        "oak_entries_indexed_insert", "oak_entries_indexed_update", "oak_entries_indexed_delete",
+        "species_sources_indexed_insert", "species_sources_indexed_update", "species_sources_indexed_delete",
+    ]
+
+    /// Triggers that keep the full-text `tables` current, running only when an indexed value changes.
+    private static func createSearchTriggers(_ db: Database, tables: [String]) throws {
+        let oldKey = searchKey.replacingOccurrences(of: "%@", with: "OLD.scientific_name")
+        let deleteOld = tables.map { "DELETE FROM \($0) WHERE rowid = \(oldKey);" }.joined(separator: "\n")
+        try db.execute(sql: """
             CREATE TRIGGER oak_entries_indexed_insert AFTER INSERT ON oak_entries BEGIN
-                \(reindexSpecies("NEW.scientific_name"))
+                \(reindexSpecies("NEW.scientific_name", in: tables))
             END;
             CREATE TRIGGER oak_entries_indexed_update AFTER UPDATE ON oak_entries
             WHEN OLD.synonyms IS NOT NEW.synonyms OR OLD.scientific_name IS NOT NEW.scientific_name BEGIN
-                DELETE FROM species_fts WHERE rowid = \(searchKey.replacingOccurrences(of: "%@", with: "OLD.scientific_name"));
-                \(reindexSpecies("NEW.scientific_name"))
+                \(deleteOld)
+                \(reindexSpecies("NEW.scientific_name", in: tables))
             END;
             CREATE TRIGGER oak_entries_indexed_delete AFTER DELETE ON oak_entries BEGIN
-                DELETE FROM species_fts WHERE rowid = \(searchKey.replacingOccurrences(of: "%@", with: "OLD.scientific_name"));
+                \(deleteOld)
                 DELETE FROM species_search_keys WHERE scientific_name = OLD.scientific_name;
             END;
             CREATE TRIGGER species_sources_indexed_insert AFTER INSERT ON species_sources WHEN \(hasNames("NEW.local_names")) BEGIN
-                \(reindexSpecies("NEW.scientific_name"))
+                \(reindexSpecies("NEW.scientific_name", in: tables))
             END;
             CREATE TRIGGER species_sources_indexed_update AFTER UPDATE OF local_names, scientific_name ON species_sources
             WHEN OLD.local_names IS NOT NEW.local_names OR OLD.scientific_name IS NOT NEW.scientific_name BEGIN
-                \(reindexSpecies("OLD.scientific_name"))
-                \(reindexSpecies("NEW.scientific_name"))
+                \(reindexSpecies("OLD.scientific_name", in: tables))
+                \(reindexSpecies("NEW.scientific_name", in: tables))
             END;
             CREATE TRIGGER species_sources_indexed_delete AFTER DELETE ON species_sources WHEN \(hasNames("OLD.local_names")) BEGIN
-                \(reindexSpecies("OLD.scientific_name"))
+                \(reindexSpecies("OLD.scientific_name", in: tables))
             END;
             """)
     }

@@ -6,15 +6,15 @@ import OakModels
 enum StarterDataset {
     static let standardSources = [
         Source(
-            id: Source.iNaturalistID, sourceType: "website", name: "iNaturalist",
+            id: Source.iNaturalistID, sourceType: "Website", name: "iNaturalist",
             description: "Community science platform for recording and sharing observations",
             url: "https://www.inaturalist.org", license: "CC BY-NC 4.0",
             licenseURL: "https://creativecommons.org/licenses/by-nc/4.0/"),
         Source(
-            id: Source.oaksOfTheWorldID, sourceType: "website", name: "Oaks of the World",
+            id: Source.oaksOfTheWorldID, sourceType: "Website", name: "Oaks of the World",
             description: "Reference website on the genus Quercus", url: "https://oaksoftheworld.fr"),
         Source(
-            id: Source.personalObservationID, sourceType: "personal", name: "Oak Compendium",
+            id: Source.personalObservationID, sourceType: "Personal Observation", name: "Oak Compendium",
             description: "Personal field observations", url: "https://oakcompendium.org"),
     ]
 

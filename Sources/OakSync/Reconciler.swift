@@ -76,16 +76,17 @@ struct Reconciler: Sendable {
 
     /// Replaces the cache with a full snapshot (every page of a pull without cursor) and saves the cursor,
     /// in one transaction. Synced notes and cached records the snapshot lacks are gone on the server;
-    /// pending notes stay for the next push to settle.
-    func applySnapshot(_ changes: [SyncChange], cursor: String) async throws {
+    /// pending notes stay for the next push to settle, and so do the local copies of records `setAside`.
+    func applySnapshot(_ changes: [SyncChange], setAside: [SetAsideChange], cursor: String) async throws {
         try await store.writer.write { db in
             try Self.apply(db, changes)
-            let noteIDs = Set(changes.filter { $0.entity == .notes }.compactMap { UUID(uuidString: $0.key) })
+            let present = changes.map { ($0.entity.rawValue, $0.key) } + setAside.map { ($0.entity, $0.key) }
+            let noteIDs = Set(present.filter { $0.0 == SyncEntity.notes.rawValue }.compactMap { UUID(uuidString: $0.1) })
             for note in try LocalNote.filter(LocalNote.CodingKeys.syncStatus == NoteSyncStatus.synced.rawValue).fetchAll(db)
             where !noteIDs.contains(note.id) {
                 try note.delete(db)
             }
-            let catalogKeys = Set(changes.filter { $0.entity != .notes }.map { "\($0.entity.rawValue)/\($0.key)" })
+            let catalogKeys = Set(present.filter { $0.0 != SyncEntity.notes.rawValue }.map { "\($0.0)/\($0.1)" })
             for row in try Row.fetchAll(db, sql: "SELECT entity, key FROM catalog") where !catalogKeys.contains("\(row["entity"] as String)/\(row["key"] as String)") {
                 try db.execute(sql: "DELETE FROM catalog WHERE entity = ? AND key = ?", arguments: [row["entity"], row["key"]])
             }

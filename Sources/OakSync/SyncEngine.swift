@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import OakClient
 import OakModels
 
@@ -42,6 +43,9 @@ public actor SyncEngine {
     private let configuration: SyncConfiguration
     private let sleeper: any Sleeper
     private let reconciler: Reconciler
+    private let logger: Logger
+    /// Changes set aside during the sync in progress.
+    private var setAside: [SetAsideChange] = []
     private let statusBroadcaster = Broadcaster<SyncStatus>(replaysLatest: true)
 
     /// The current status.
@@ -55,8 +59,10 @@ public actor SyncEngine {
 
     public init(
         repository: NotesRepository, client: OakClient, connectivity: any Connectivity,
-        configuration: SyncConfiguration = SyncConfiguration(), sleeper: any Sleeper = TaskSleeper()
+        configuration: SyncConfiguration = SyncConfiguration(), sleeper: any Sleeper = TaskSleeper(),
+        logger: Logger = Logger(label: "oak.sync")
     ) {
+        self.logger = logger
         self.repository = repository
         self.client = client
         self.connectivity = connectivity
@@ -153,18 +159,21 @@ public actor SyncEngine {
             return
         }
         status.state = .syncing
+        setAside = []
         do {
             for _ in 0..<configuration.maxRounds {
                 try await push()
                 try await pull()
                 if try await reconciler.pushableIDs().isEmpty { break }
             }
-            status = SyncStatus(state: .idle, pendingCount: try await repository.pendingCount(), lastSuccessfulSync: Date())
+            status = SyncStatus(
+                state: .idle, pendingCount: try await repository.pendingCount(), lastSuccessfulSync: Date(), setAside: setAside)
         } catch {
             let offline = !(await connectivity.isOnline)
             status.state = offline ? .offline : .error
             status.lastError = String(describing: error)
             status.pendingCount = (try? await repository.pendingCount()) ?? status.pendingCount
+            status.setAside = setAside
         }
     }
 
@@ -194,6 +203,7 @@ public actor SyncEngine {
             } catch let error as OakClientError where error.status == 410 {
                 return try await pullSnapshot()
             }
+            note(page.setAside)
             try await reconciler.applyPull(page)
             since = page.cursor
             if !page.hasMore { return }
@@ -203,14 +213,27 @@ public actor SyncEngine {
     /// Pulls everything and replaces the cache with it in one transaction.
     private func pullSnapshot() async throws {
         var changes: [SyncChange] = []
+        var unreadable: [SetAsideChange] = []
         var since: String?
         while true {
             let page = try await fetchPage(since: since, limit: configuration.snapshotPageSize)
             changes += page.changes
+            unreadable += page.setAside
             since = page.cursor
             if !page.hasMore { break }
         }
-        try await reconciler.applySnapshot(changes, cursor: since ?? "0")
+        note(unreadable)
+        try await reconciler.applySnapshot(changes, setAside: unreadable, cursor: since ?? "0")
+    }
+
+    /// Records and logs pulled changes that could not be read; the rest of their pages is applied.
+    private func note(_ unreadable: [SetAsideChange]) {
+        for change in unreadable {
+            logger.warning(
+                "Pulled change set aside: it could not be read",
+                metadata: ["entity": "\(change.entity)", "key": "\(change.key)", "reason": "\(change.reason)"])
+        }
+        setAside += unreadable
     }
 
     private func fetchPage(since: String?, limit: Int) async throws -> PullResponse {

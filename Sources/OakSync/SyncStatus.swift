@@ -1,4 +1,5 @@
 import Foundation
+import OakModels
 
 /// What an app's sync indicator shows.
 public struct SyncStatus: Hashable, Sendable {
@@ -17,11 +18,17 @@ public struct SyncStatus: Hashable, Sendable {
     public var lastSuccessfulSync: Date?
     /// Why the last sync failed, if it did.
     public var lastError: String?
+    /// Pulled changes this client could not read, set aside while the rest was applied (newest sync's).
+    public var setAside: [SetAsideChange]
 
-    public init(state: State = .idle, pendingCount: Int = 0, lastSuccessfulSync: Date? = nil, lastError: String? = nil) {
+    public init(
+        state: State = .idle, pendingCount: Int = 0, lastSuccessfulSync: Date? = nil, lastError: String? = nil,
+        setAside: [SetAsideChange] = []
+    ) {
         self.state = state
         self.pendingCount = pendingCount
         self.lastSuccessfulSync = lastSuccessfulSync
         self.lastError = lastError
+        self.setAside = setAside
     }
 }

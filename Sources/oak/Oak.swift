@@ -5,7 +5,7 @@ import ArgumentParser
 struct Oak: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Oak Compendium: a species database of oaks with field notes that sync.",
-        subcommands: [ServeCommand.self, TokenCommand.self, BackupCommand.self, BenchCommand.self],
+        subcommands: [ServeCommand.self, TokenCommand.self, BackupCommand.self, BenchCommand.self, VersionCommand.self],
         defaultSubcommand: nil
     )
 }

@@ -134,7 +134,7 @@ struct SpeciesRoutesTests {
             #expect(body["conservation_status"] as? String == "NT")
             #expect(body["author"] is NSNull)
             #expect(body["section"] as? String == "Quercus")
-            #expect((body["hybrids"] as? [String])?.contains("bebbiana") == true)
+            #expect((body["hybrids"] as? [String])?.contains("× bebbiana") == true)
 
             let patched = try await client.send(.patch, "/api/v1/species/alba", json: #"{"synonyms": ["Quercus alba var. repanda Michx."]}"#)
             #expect(patched.status == .ok)
@@ -175,7 +175,7 @@ struct SpeciesRoutesTests {
             let response = try await client.send(.delete, "/api/v1/species/macrocarpa")
             #expect(response.status == .conflict)
             let blocking = try #require(try response.error().details["blocking_hybrids"] as? [String])
-            #expect(blocking.contains("bebbiana"))
+            #expect(blocking.contains("× bebbiana"))
             #expect(try await client.send(.get, "/api/v1/species/macrocarpa").status == .ok)
         }
     }

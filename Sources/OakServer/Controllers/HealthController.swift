@@ -14,12 +14,13 @@ struct HealthController {
 
     struct Status: Codable, Sendable {
         var status: String
+        var version: VersionInfo?
         var database: String?
         var error: String?
     }
 
     @Sendable func live(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Status> {
-        JSONResponse(body: Status(status: "ok"))
+        JSONResponse(body: Status(status: "ok", version: .current))
     }
 
     @Sendable func ready(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Status> {

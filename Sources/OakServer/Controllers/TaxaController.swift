@@ -26,10 +26,12 @@ struct TaxaController {
         try await page(request, level: try TaxonLevel.parse(try context.pathParameter("level")))
     }
 
+    /// Without `limit`, every taxon (as the original API answered and the web app expects).
     private func page(_ request: Request, level: TaxonLevel?) async throws -> JSONResponse<Page<Taxon>> {
         let (limit, offset) = try request.pageBounds()
+        let askedLimit = (request.query("limit") ?? "").isEmpty ? nil : limit
         return JSONResponse(
-            body: try await repository.listTaxa(level: level, parent: request.query("parent"), limit: limit, offset: offset))
+            body: try await repository.listTaxa(level: level, parent: request.query("parent"), limit: askedLimit, offset: offset))
     }
 
     @Sendable func get(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Taxon> {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import HTTPTypes
 import Hummingbird
 import OakModels
@@ -40,7 +41,8 @@ struct RateLimitMiddleware: RouterMiddleware {
         }
         response.headers[.rateLimitLimit] = String(decision.limit)
         response.headers[.rateLimitRemaining] = String(decision.remaining)
-        response.headers[.rateLimitReset] = String(decision.resetSeconds)
+        // As the original documents it: the Unix time (in seconds) at which the bucket is full again.
+        response.headers[.rateLimitReset] = String(Int(Date().timeIntervalSince1970.rounded(.up)) + decision.resetSeconds)
         return response
     }
 
