@@ -54,6 +54,7 @@ private func addRoutes(
     func writes(_ group: RouterGroup<OakRequestContext>, _ ability: Ability) -> RouterGroup<OakRequestContext> {
         group.add(middleware: WriteAccessMiddleware(ability: ability, authenticator: authenticator))
     }
+    IndexController().addRoutes(to: router.group(""))
     let health = HealthController(repository: store)
     health.addRoutes(to: router.group(""))
     MetricsController(metrics: metrics).addRoutes(to: router.group(""))

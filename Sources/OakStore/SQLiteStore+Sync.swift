@@ -16,9 +16,16 @@ extension SQLiteStore: SyncRepository {
             let compacted = try Self.compactedThrough(db)
             // A cursor is too old when tombstones it has not seen were compacted away.
             let seenThrough = position.snapshotStart ?? position.sequence
-            if position.sequence > head || (seenThrough > 0 && seenThrough < compacted) {
+            if position.sequence > head {
+                // After a restore from a backup, say: the client has seen changes this database no longer has.
                 throw OakError(
-                    .gone, "The cursor is older than the change history the server keeps, or from another database; pull again without a cursor",
+                    .gone,
+                    "The cursor is ahead of this server's change history (\(position.sequence) > \(head)); was the database restored from a backup? Pull again without a cursor",
+                    details: ["cursor": .string(cursor ?? ""), "head": .number(Double(head))])
+            }
+            if seenThrough > 0 && seenThrough < compacted {
+                throw OakError(
+                    .gone, "The cursor is older than the change history the server keeps; pull again without a cursor",
                     details: ["cursor": .string(cursor ?? "")])
             }
             let snapshotStart = position.sequence == 0 ? head : position.snapshotStart

@@ -63,7 +63,10 @@ public final class SQLiteStore: Sendable {
     /// What the connection pool is doing now, for metrics.
     public var poolStatus: PoolStatus {
         let (reads, writes) = activity.current
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+        // The database is the file and its write-ahead log: recent writes live in the WAL until a checkpoint.
+        let size = [path, path + "-wal"].reduce(0) { total, file in
+            total + ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0)
+        }
         return PoolStatus(readsInFlight: reads, writesInFlight: writes, maxReaders: Self.maxReaders, fileBytes: size)
     }
 
@@ -96,6 +99,7 @@ public struct PoolStatus: Sendable {
     public var readsInFlight: Int
     public var writesInFlight: Int
     public var maxReaders: Int
+    /// The size of the database file and its write-ahead log.
     public var fileBytes: Int
 }
 

@@ -209,10 +209,12 @@ enum Schema {
     /// is logged as a re-key: a delete of the upper-case key, then an upsert of the lower-case one.
     /// Earlier versions of this server wrote the standard sources' types as `website` and `personal`; the
     /// original clients read a source's type as one of `Website`, `Book`, `Personal Observation`, … (the iOS
-    /// app fails to load a source with another). Only those exact values of sources 1–3 are rewritten.
+    /// app fails to load a source with another). Only the rows this server wrote (id, name and type as it
+    /// wrote them) are rewritten; sources that users or other tools wrote are left as they are.
     static let standardSourceTypes = """
-        UPDATE sources SET source_type = 'Website' WHERE id IN (1, 2) AND source_type = 'website';
-        UPDATE sources SET source_type = 'Personal Observation' WHERE id = 3 AND source_type = 'personal';
+        UPDATE sources SET source_type = 'Website'
+            WHERE source_type = 'website' AND ((id = 1 AND name = 'iNaturalist') OR (id = 2 AND name = 'Oaks of the World'));
+        UPDATE sources SET source_type = 'Personal Observation' WHERE id = 3 AND name = 'Oak Compendium' AND source_type = 'personal';
         """
 
     static let lowercaseNoteIDs = """

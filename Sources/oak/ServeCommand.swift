@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
+import NIOPosix
 import OakServer
 import OakStore
 
@@ -82,6 +84,7 @@ struct ServeCommand: AsyncParsableCommand {
         ] where value < 1 {
             throw ValidationError("\(name) must be at least 1")
         }
+        try await checkAddressFree(port: port)
         let path = database.path
         let store = try database.open()
         let key = try OwnerKey.resolve(environment: environment, regenerate: regenerateKey)
@@ -106,6 +109,24 @@ struct ServeCommand: AsyncParsableCommand {
                 idleTimeout: .seconds(idleTimeout)),
             store: store)
         try await app.runService()
+    }
+
+    /// Fails with one clear line when the address is taken (another server on the port), before the
+    /// database is opened or anything is started.
+    private func checkAddressFree(port: Int) async throws {
+        do {
+            let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .bind(host: host, port: port).get()
+            try await channel.close()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            FileHandle.standardError.write(Data(
+                "error: \(host):\(port) is already in use (another oak serve?); choose another port with --port or OAK_PORT\n".utf8))
+            throw ExitCode.failure
+        } catch {
+            FileHandle.standardError.write(Data("error: cannot listen on \(host):\(port): \(error)\n".utf8))
+            throw ExitCode.failure
+        }
     }
 
     private func resolvedPort(_ environment: [String: String]) throws -> Int {
