@@ -212,9 +212,11 @@ enum Schema {
     /// app fails to load a source with another). Only the rows this server wrote (id, name and type as it
     /// wrote them) are rewritten; sources that users or other tools wrote are left as they are.
     static let standardSourceTypes = """
-        UPDATE sources SET source_type = 'Website'
-            WHERE source_type = 'website' AND ((id = 1 AND name = 'iNaturalist') OR (id = 2 AND name = 'Oaks of the World'));
-        UPDATE sources SET source_type = 'Personal Observation' WHERE id = 3 AND name = 'Oak Compendium' AND source_type = 'personal';
+        UPDATE sources SET source_type = 'Website' WHERE source_type = 'website' AND (
+            (id = 1 AND name = 'iNaturalist' AND description = 'Community science platform for recording and sharing observations')
+            OR (id = 2 AND name = 'Oaks of the World' AND description = 'Reference website on the genus Quercus'));
+        UPDATE sources SET source_type = 'Personal Observation' WHERE id = 3 AND source_type = 'personal'
+            AND name = 'Oak Compendium' AND description = 'Personal field observations';
         """
 
     static let lowercaseNoteIDs = """

@@ -163,3 +163,53 @@ struct LegacyMigrationTests {
         ])
     }
 }
+
+@Suite("Migrations that rewrite values")
+struct RewritingMigrationTests {
+    @Test("v7, on a copy: the standard source types this server once wrote (website, personal) become the original clients' (Website, Personal Observation); sources others wrote keep theirs")
+    func standardSourceTypes() async throws {
+        let original = try makeLegacyDatabase()
+        try await DatabaseQueue(path: original).write { db in
+            try db.execute(sql: """
+                UPDATE sources SET name = 'iNaturalist', description = 'Community science platform for recording and sharing observations' WHERE id = 1;
+                UPDATE sources SET name = 'Oak Compendium', description = 'Personal field observations' WHERE id = 3;
+                INSERT INTO sources (id, source_type, name) VALUES (4, 'website', 'A site of my own');
+                """)
+        }
+        let copy = original + ".copy.db"
+        try FileManager.default.copyItem(atPath: original, toPath: copy)
+        let store = try SQLiteStore(path: copy)
+        #expect(try await store.source(id: 1).sourceType == "Website")
+        #expect(try await store.source(id: 3).sourceType == "Personal Observation")
+        // Source 2 is the legacy file's own row (its description is not this server's), and 4 is the user's.
+        #expect(try await store.source(id: 2).sourceType == "website")
+        #expect(try await store.source(id: 4).sourceType == "website")
+        let untouched = try await DatabaseQueue(path: original).read { db in
+            try String.fetchAll(db, sql: "SELECT source_type FROM sources ORDER BY id")
+        }
+        #expect(untouched == ["website", "website", "personal", "website"])
+    }
+
+    @Test("6 legacy list columns in an old file (null, empty, comma text) read as lists and are not rewritten by opening it")
+    func legacyListsNotRewritten() async throws {
+        let path = try makeLegacyDatabase()
+        try await DatabaseQueue(path: path).write { db in
+            try db.execute(sql: """
+                UPDATE oak_entries SET synonyms = 'null', closely_related_to = '', subspecies_varieties = 'a, b' WHERE scientific_name = 'alba';
+                UPDATE species_sources SET local_names = 'null' WHERE scientific_name = 'macrocarpa';
+                """)
+        }
+        let store = try SQLiteStore(path: path)
+        let alba = try await store.species(named: "alba")
+        #expect(alba.synonyms == [])
+        #expect(alba.closelyRelatedTo == [])
+        #expect(alba.subspeciesVarieties == ["a", "b"])
+        #expect(try await store.speciesSources(of: "macrocarpa").first?.localNames == [])
+        let stored = try await DatabaseQueue(path: path).read { db in
+            try Row.fetchOne(db, sql: "SELECT synonyms, closely_related_to, subspecies_varieties FROM oak_entries WHERE scientific_name = 'alba'")
+        }
+        #expect(stored?["synonyms"] == "null")
+        #expect(stored?["closely_related_to"] == "")
+        #expect(stored?["subspecies_varieties"] == "a, b")
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import OakModels
+import Testing
+
+/// The built `oak` binary, run as a user runs it.
+struct OakBinary {
+    /// The `oak` executable beside the test bundle (both are build products).
+    static var url: URL {
+        get throws {
+            let products = Bundle.main.bundleURL.deletingLastPathComponent()
+            let candidates = [products, Bundle.main.bundleURL].map { $0.appendingPathComponent("oak") }
+            return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "no oak binary in \(products.path)")
+        }
+    }
+
+    struct Outcome {
+        var status: Int32
+        var output: String
+        var error: String
+    }
+
+    /// Runs `oak` with `arguments` in a throwaway HOME, waiting at most `timeout`.
+    static func run(_ arguments: [String], home: URL, timeout: Duration = .seconds(30)) async throws -> Outcome {
+        let process = Process()
+        process.executableURL = try url
+        process.arguments = arguments
+        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]
+        process.currentDirectoryURL = home
+        let (output, error) = (Pipe(), Pipe())
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                process.terminate()
+                Issue.record("oak \(arguments.joined(separator: " ")) did not finish in \(timeout)")
+                break
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        process.waitUntilExit()
+        return Outcome(
+            status: process.terminationStatus,
+            output: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+            error: String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+}
+
+/// A new empty directory to use as HOME and working directory.
+func temporaryHome() -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("oak-home-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+}
+
+@Suite("The oak binary")
+struct BinaryTests {
+    @Test("5 oak version prints the API version and the oldest client it supports")
+    func version() async throws {
+        let outcome = try await OakBinary.run(["version"], home: temporaryHome())
+        #expect(outcome.status == 0)
+        #expect(outcome.output.contains("API version: \(VersionInfo.current.api)"))
+        #expect(outcome.output.contains("Minimum client version: \(VersionInfo.current.minClient)"))
+    }
+
+    @Test("front door: oak serve on a busy port says so in one line with a --port hint, and exits 1 without touching the database")
+    func busyPort() async throws {
+        let home = temporaryHome()
+        // Hold a port the way another server would.
+        let holder = try ServerSocket()
+        defer { holder.close() }
+        let outcome = try await OakBinary.run(["serve", "--port", String(holder.port), "--db", "busy.db"], home: home)
+        #expect(outcome.status == 1)
+        let lines = outcome.error.split(separator: "\n")
+        #expect(lines.count == 1, "\(outcome.error)")
+        #expect(lines.first?.contains("already in use") == true)
+        #expect(lines.first?.contains("--port") == true)
+        #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("busy.db").path))
+    }
+}
+
+/// A listening TCP socket on a free loopback port.
+final class ServerSocket {
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        try #require(bound == 0 && listen(descriptor, 1) == 0, "cannot listen on loopback")
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        self.descriptor = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() {
+        _ = Glibc.close(descriptor)
+    }
+}
