@@ -5,11 +5,13 @@ import OakModels
 public struct HealthStatus: Codable, Sendable {
     public var status: String
     public var database: String?
+    /// The server's API version and the oldest client it supports (absent from older servers).
+    public var version: VersionInfo?
 }
 
 /// The answer of a conditional export.
 public enum ExportResult: Sendable {
-    /// The export document (the web app's `quercus_data.json`) and its ETag.
+    /// The export document (`ExportFile`, the original apps' `quercus_data.json`) and its ETag.
     case modified(body: Data, etag: String?)
     /// The data has not changed since the ETag the caller presented.
     case notModified

@@ -10,6 +10,7 @@ struct OakClientTests {
         try await LiveServer.run { server in
             let client = server.client()
             #expect(try await client.health().status == "ok")
+            #expect(try await client.health().version == .current)
             let page = try await client.species(limit: 5)
             #expect(page.data.count == 5)
             let name = page.data[0].scientificName
