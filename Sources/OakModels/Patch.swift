@@ -46,6 +46,15 @@ extension KeyedDecodingContainer {
 }
 
 extension KeyedEncodingContainer {
+    /// Encodes a patch field as a request carries it: absent leaves the key out, `null` clears it.
+    public mutating func encode<T: Encodable>(_ patch: Patch<T>, forKey key: Key) throws {
+        switch patch {
+        case .absent: break
+        case .null: try encodeNil(forKey: key)
+        case .value(let value): try encode(value, forKey: key)
+        }
+    }
+
     /// Encodes an optional as an explicit `null` when it is nil (the API includes null fields).
     public mutating func encodeNullable<T: Encodable>(_ value: T?, forKey key: Key) throws {
         if let value {

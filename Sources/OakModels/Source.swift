@@ -124,7 +124,7 @@ public struct Source: Codable, Hashable, Sendable {
 }
 
 /// A source create or update request.
-public struct SourcePatch: Decodable, Sendable {
+public struct SourcePatch: Codable, Sendable {
     public var sourceType: Patch<String> = .absent
     public var name: Patch<String> = .absent
     public var description: Patch<String> = .absent
@@ -152,5 +152,21 @@ public struct SourcePatch: Decodable, Sendable {
         notes = try container.patch(.notes)
         license = try container.patch(.license)
         licenseURL = try container.patch(.licenseURL)
+    }
+
+    /// Encodes the patch as a request body: absent fields left out, cleared ones as `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Source.CodingKeys.self)
+        try container.encode(sourceType, forKey: .sourceType)
+        try container.encode(name, forKey: .name)
+        try container.encode(description, forKey: .description)
+        try container.encode(author, forKey: .author)
+        try container.encode(year, forKey: .year)
+        try container.encode(url, forKey: .url)
+        try container.encode(isbn, forKey: .isbn)
+        try container.encode(doi, forKey: .doi)
+        try container.encode(notes, forKey: .notes)
+        try container.encode(license, forKey: .license)
+        try container.encode(licenseURL, forKey: .licenseURL)
     }
 }

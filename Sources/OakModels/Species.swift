@@ -176,7 +176,7 @@ public struct Species: Codable, Hashable, Sendable {
 }
 
 /// A species create or update request: each field absent, `null` or a value.
-public struct SpeciesPatch: Decodable, Sendable {
+public struct SpeciesPatch: Codable, Sendable {
     public var scientificName: Patch<String> = .absent
     public var author: Patch<String> = .absent
     public var isHybrid: Patch<Bool> = .absent
@@ -212,6 +212,26 @@ public struct SpeciesPatch: Decodable, Sendable {
         subspeciesVarieties = try container.patch(.subspeciesVarieties)
         synonyms = try container.patch(.synonyms)
         externalLinks = try container.patch(.externalLinks)
+    }
+
+    /// Encodes the patch as a request body: absent fields left out, cleared ones as `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Species.CodingKeys.self)
+        try container.encode(scientificName, forKey: .scientificName)
+        try container.encode(author, forKey: .author)
+        try container.encode(isHybrid, forKey: .isHybrid)
+        try container.encode(conservationStatus, forKey: .conservationStatus)
+        try container.encode(subgenus, forKey: .subgenus)
+        try container.encode(section, forKey: .section)
+        try container.encode(subsection, forKey: .subsection)
+        try container.encode(complex, forKey: .complex)
+        try container.encode(parent1, forKey: .parent1)
+        try container.encode(parent2, forKey: .parent2)
+        try container.encode(hybrids, forKey: .hybrids)
+        try container.encode(closelyRelatedTo, forKey: .closelyRelatedTo)
+        try container.encode(subspeciesVarieties, forKey: .subspeciesVarieties)
+        try container.encode(synonyms, forKey: .synonyms)
+        try container.encode(externalLinks, forKey: .externalLinks)
     }
 }
 

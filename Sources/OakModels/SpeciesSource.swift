@@ -143,7 +143,7 @@ public struct SpeciesSource: Codable, Hashable, Sendable {
 }
 
 /// A species-source create or update request (`source_id` is read separately on create).
-public struct SpeciesSourcePatch: Decodable, Sendable {
+public struct SpeciesSourcePatch: Codable, Sendable {
     public var sourceId: Patch<Int> = .absent
     public var localNames: Patch<[String]> = .absent
     public var range: Patch<String> = .absent
@@ -177,6 +177,25 @@ public struct SpeciesSourcePatch: Decodable, Sendable {
         miscellaneous = try container.patch(.miscellaneous)
         url = try container.patch(.url)
         isPreferred = try container.patch(.isPreferred)
+    }
+
+    /// Encodes the patch as a request body: absent fields left out, cleared ones as `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: SpeciesSource.CodingKeys.self)
+        try container.encode(sourceId, forKey: .sourceId)
+        try container.encode(localNames, forKey: .localNames)
+        try container.encode(range, forKey: .range)
+        try container.encode(growthHabit, forKey: .growthHabit)
+        try container.encode(leaves, forKey: .leaves)
+        try container.encode(flowers, forKey: .flowers)
+        try container.encode(fruits, forKey: .fruits)
+        try container.encode(bark, forKey: .bark)
+        try container.encode(twigs, forKey: .twigs)
+        try container.encode(buds, forKey: .buds)
+        try container.encode(hardinessHabitat, forKey: .hardinessHabitat)
+        try container.encode(miscellaneous, forKey: .miscellaneous)
+        try container.encode(url, forKey: .url)
+        try container.encode(isPreferred, forKey: .isPreferred)
     }
 }
 

@@ -113,7 +113,7 @@ public struct Taxon: Codable, Hashable, Sendable {
 }
 
 /// A taxon create or update request.
-public struct TaxonPatch: Decodable, Sendable {
+public struct TaxonPatch: Codable, Sendable {
     public var name: Patch<String> = .absent
     public var level: Patch<String> = .absent
     public var parent: Patch<String> = .absent
@@ -131,5 +131,16 @@ public struct TaxonPatch: Decodable, Sendable {
         author = try container.patch(.author)
         notes = try container.patch(.notes)
         links = try container.patch(.links)
+    }
+
+    /// Encodes the patch as a request body: absent fields left out, cleared ones as `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Taxon.CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(level, forKey: .level)
+        try container.encode(parent, forKey: .parent)
+        try container.encode(author, forKey: .author)
+        try container.encode(notes, forKey: .notes)
+        try container.encode(links, forKey: .links)
     }
 }

@@ -1,11 +1,17 @@
 import ArgumentParser
+import OakModels
 
 /// The `oak` command: the Oak Compendium server and its tools.
 @main
 struct Oak: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Oak Compendium: a species database of oaks with field notes that sync.",
-        subcommands: [ServeCommand.self, TokenCommand.self, BackupCommand.self, BenchCommand.self, VersionCommand.self],
+        version: VersionInfo.current.api,
+        subcommands: [
+            FindCommand.self, ShowCommand.self, DeleteCommand.self, TaxaCommand.self, SourceCommand.self, NotesCommand.self,
+            StatsCommand.self, ExportCommand.self, ImportCommand.self, ConfigCommand.self, ServeCommand.self, TokenCommand.self,
+            BackupCommand.self, BenchCommand.self, VersionCommand.self,
+        ],
         defaultSubcommand: nil
     )
 }

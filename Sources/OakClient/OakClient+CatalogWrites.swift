@@ -1,0 +1,71 @@
+import Foundation
+import OakModels
+
+extension OakClient {
+    /// `GET /api/v1/search`: species, taxa and sources matching `query`.
+    public func search(_ query: String, limit: Int? = nil) async throws(OakClientError) -> CatalogSearchResult {
+        try await call("GET", url(["search"], query: ["q": query, "limit": limit.map { String($0) }]))
+    }
+
+    /// `POST /api/v1/species`.
+    public func createSpecies(_ patch: SpeciesPatch) async throws(OakClientError) -> Species {
+        try await call("POST", url(["species"]), body: patch)
+    }
+
+    /// `PUT /api/v1/species/{name}`: absent fields stay, `null` clears.
+    public func updateSpecies(named name: String, with patch: SpeciesPatch) async throws(OakClientError) -> Species {
+        try await call("PUT", url(["species", name]), body: patch)
+    }
+
+    /// `DELETE /api/v1/species/{name}`, with the species' source data.
+    public func deleteSpecies(named name: String) async throws(OakClientError) {
+        _ = try await send("DELETE", url(["species", name]))
+    }
+
+    /// `POST /api/v1/taxa`.
+    public func createTaxon(_ patch: TaxonPatch) async throws(OakClientError) -> Taxon {
+        try await call("POST", url(["taxa"]), body: patch)
+    }
+
+    /// `PUT /api/v1/taxa/{level}/{name}`.
+    public func updateTaxon(level: TaxonLevel, name: String, with patch: TaxonPatch) async throws(OakClientError) -> Taxon {
+        try await call("PUT", url(["taxa", level.rawValue, name]), body: patch)
+    }
+
+    /// `DELETE /api/v1/taxa/{level}/{name}`.
+    public func deleteTaxon(level: TaxonLevel, name: String) async throws(OakClientError) {
+        _ = try await send("DELETE", url(["taxa", level.rawValue, name]))
+    }
+
+    /// `POST /api/v1/sources`.
+    public func createSource(_ patch: SourcePatch) async throws(OakClientError) -> Source {
+        try await call("POST", url(["sources"]), body: patch)
+    }
+
+    /// `PUT /api/v1/sources/{id}`.
+    public func updateSource(id: Int, with patch: SourcePatch) async throws(OakClientError) -> Source {
+        try await call("PUT", url(["sources", String(id)]), body: patch)
+    }
+
+    /// `DELETE /api/v1/sources/{id}`.
+    public func deleteSource(id: Int) async throws(OakClientError) {
+        _ = try await send("DELETE", url(["sources", String(id)]))
+    }
+
+    /// `POST /api/v1/species/{name}/sources`: one source's data about a species (`source_id` in the patch).
+    public func createSpeciesSource(of name: String, with patch: SpeciesSourcePatch) async throws(OakClientError) -> SpeciesSource {
+        try await call("POST", url(["species", name, "sources"]), body: patch)
+    }
+
+    /// `PUT /api/v1/species/{name}/sources/{sourceId}`.
+    public func updateSpeciesSource(of name: String, sourceId: Int, with patch: SpeciesSourcePatch) async throws(OakClientError)
+        -> SpeciesSource
+    {
+        try await call("PUT", url(["species", name, "sources", String(sourceId)]), body: patch)
+    }
+
+    /// `DELETE /api/v1/species/{name}/sources/{sourceId}`.
+    public func deleteSpeciesSource(of name: String, sourceId: Int) async throws(OakClientError) {
+        _ = try await send("DELETE", url(["species", name, "sources", String(sourceId)]))
+    }
+}
