@@ -95,7 +95,10 @@ let package = Package(
         .target(name: "OakTestSupport"),
         .testTarget(
             name: "OakCLITests",
-            dependencies: ["oak", "OakStore", "OakModels", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "oak", "OakStore", "OakModels", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "OakStoreTests",

@@ -9,8 +9,18 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     /// The largest response body accepted.
     private let maxBodyBytes: Int
 
-    /// Uses the shared client unless one is given.
-    public init(client: HTTPClient = .shared, maxBodyBytes: Int = 64 << 20) {
+    /// A process-wide client that fails at once when a connection cannot be made (refused, unreachable),
+    /// with a 5 s connect timeout apart from the request timeout: AsyncHTTPClient's default retries the
+    /// connection until the request's whole timeout runs out, and the sync engine has its own retries.
+    public static let failFastClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(5)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    /// Uses `failFastClient` unless a client is given.
+    public init(client: HTTPClient = failFastClient, maxBodyBytes: Int = 64 << 20) {
         self.client = client
         self.maxBodyBytes = maxBodyBytes
     }

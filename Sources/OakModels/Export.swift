@@ -4,12 +4,13 @@ import Foundation
 /// web and iOS apps load. Absent optional fields and empty lists are left out, as the original writes them;
 /// `taxonomy.subgenus` and `taxonomy.section` are always present (null when unknown).
 public struct ExportFile: Codable, Sendable {
-    public var metadata: ExportMetadata
+    /// Always written; files from elsewhere may lack it.
+    public var metadata: ExportMetadata?
     /// Every source, with its license.
     public var sources: [ExportSource]
     public var species: [ExportSpecies]
 
-    public init(metadata: ExportMetadata, sources: [ExportSource], species: [ExportSpecies]) {
+    public init(metadata: ExportMetadata?, sources: [ExportSource], species: [ExportSpecies]) {
         self.metadata = metadata
         self.sources = sources
         self.species = species

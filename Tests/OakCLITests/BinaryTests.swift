@@ -19,12 +19,14 @@ struct OakBinary {
         var error: String
     }
 
-    /// Runs `oak` with `arguments` in a throwaway HOME, waiting at most `timeout`.
-    static func run(_ arguments: [String], home: URL, timeout: Duration = .seconds(30)) async throws -> Outcome {
+    /// Runs `oak` with `arguments` in a throwaway HOME (and `environment`), waiting at most `timeout`.
+    static func run(
+        _ arguments: [String], home: URL, environment: [String: String] = [:], timeout: Duration = .seconds(30)
+    ) async throws -> Outcome {
         let process = Process()
         process.executableURL = try url
         process.arguments = arguments
-        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"]
+        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
         process.currentDirectoryURL = home
         let (output, error) = (Pipe(), Pipe())
         process.standardOutput = output
