@@ -75,6 +75,7 @@ let package = Package(
                 "OakModels",
                 "OakStore",
                 "OakClient",
+                "OakSync",
                 .product(name: "Yams", package: "Yams"),
             ]
         ),

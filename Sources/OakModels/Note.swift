@@ -203,6 +203,27 @@ public struct NoteFieldsPatch: Decodable, Sendable {
         }
     }
 
+    /// A patch that gives every field `fields`' value, clearing the ones it lacks.
+    public init(replacingWith fields: NoteFields) {
+        for key in NoteFields.CodingKeys.allCases {
+            values[key] = fields[key].map { .value($0) } ?? .null
+        }
+    }
+
+    /// The field names, as the notes API spells them.
+    public static var fieldNames: [String] { NoteFields.CodingKeys.allCases.map(\.rawValue) }
+
+    /// Sets one field by name (nil or empty text clears it); an unknown name is a validation error.
+    public mutating func set(_ name: String, to value: String?) throws {
+        guard let key = NoteFields.CodingKeys(rawValue: name) else {
+            throw OakError.invalid(name, "is not a note field; the fields are: \(Self.fieldNames.joined(separator: ", "))")
+        }
+        values[key] = value.flatMap { $0.isEmpty ? nil : Patch.value($0) } ?? .null
+    }
+
+    /// Whether the patch names no field.
+    public var isEmpty: Bool { values.isEmpty }
+
     /// Applies the named fields to `fields`.
     public func apply(to fields: inout NoteFields) {
         for (key, patch) in values {

@@ -15,6 +15,12 @@ public enum Patch<Value> {
         }
     }
 
+    /// The value given, if the request gave one.
+    public var value: Value? {
+        if case .value(let value) = self { return value }
+        return nil
+    }
+
     /// Whether the request named this field at all.
     public var isPresent: Bool {
         if case .absent = self { return false }

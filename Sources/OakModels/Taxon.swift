@@ -14,6 +14,16 @@ public enum TaxonLevel: String, Codable, CaseIterable, Sendable {
         }
     }
 
+    /// The plural, as a taxa file names its list of this level: subgenera, sections, subsections, complexes.
+    public var plural: String {
+        switch self {
+        case .subgenus: "subgenera"
+        case .section: "sections"
+        case .subsection: "subsections"
+        case .complex: "complexes"
+        }
+    }
+
     /// The level of this level's children, if any.
     public var childLevel: TaxonLevel? {
         TaxonLevel.allCases.first { $0.parentLevel == self }

@@ -10,6 +10,8 @@ public struct ImportSummary: Codable, Hashable, Sendable {
     public var skipped = 0
     /// The records that could not be imported, each with where it is and why.
     public var errors: [String] = []
+    /// What was imported with a caveat (a merge that kept a differing value), each with where and why.
+    public var warnings: [String] = []
 
     public init() {}
 }
@@ -26,9 +28,7 @@ extension SQLiteStore {
     ) async throws -> ImportSummary {
         let total = file.sources.count + file.species.count
         let now = self.now
-        do {
-            return try await write { db in
-            var summary = ImportSummary()
+        return try await importing(dryRun: dryRun) { db, summary in
             var done = 0
             for (index, exported) in file.sources.enumerated() {
                 if exported.source.name.isEmpty || exported.source.sourceType.isEmpty {
@@ -52,9 +52,19 @@ extension SQLiteStore {
                 done += 1
                 progress(done, total)
             }
-            // Nothing of a failed or rehearsed import stays: throwing rolls the transaction back.
-            if !summary.errors.isEmpty || dryRun { throw ImportRolledBack(summary: summary) }
-            return summary
+        }
+    }
+
+    /// Runs an import's body in one transaction, kept only when the body recorded no error and this is
+    /// not a dry run; the summary is returned either way.
+    func importing(dryRun: Bool, _ body: @Sendable @escaping (Database, inout ImportSummary) throws -> Void) async throws -> ImportSummary {
+        do {
+            return try await write { db in
+                var summary = ImportSummary()
+                try body(db, &summary)
+                // Nothing of a failed or rehearsed import stays: throwing rolls the transaction back.
+                if !summary.errors.isEmpty || dryRun { throw ImportRolledBack(summary: summary) }
+                return summary
             }
         } catch let rolledBack as ImportRolledBack {
             return rolledBack.summary

@@ -99,6 +99,21 @@ public final class LocalStore: Sendable {
         try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'cursor'")
     }
 
+    /// When a sync last completed; nil if none has.
+    public func lastSuccessfulSync() async throws -> Date? {
+        try await writer.read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'last_sync'").flatMap(WireTime.parse)
+        }
+    }
+
+    func recordSuccessfulSync(at time: Date) async throws {
+        try await writer.write { db in
+            try db.execute(
+                sql: "INSERT INTO sync_state(key, value) VALUES ('last_sync', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                arguments: [WireTime.format(time)])
+        }
+    }
+
     static func saveCursor(_ db: Database, _ cursor: String) throws {
         try db.execute(
             sql: "INSERT INTO sync_state(key, value) VALUES ('cursor', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",

@@ -166,8 +166,10 @@ public actor SyncEngine {
                 try await pull()
                 if try await reconciler.pushableIDs().isEmpty { break }
             }
+            let finished = Date()
+            try await repository.store.recordSuccessfulSync(at: finished)
             status = SyncStatus(
-                state: .idle, pendingCount: try await repository.pendingCount(), lastSuccessfulSync: Date(), setAside: setAside)
+                state: .idle, pendingCount: try await repository.pendingCount(), lastSuccessfulSync: finished, setAside: setAside)
         } catch {
             let offline = !(await connectivity.isOnline)
             status.state = offline ? .offline : .error

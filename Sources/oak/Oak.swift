@@ -8,8 +8,9 @@ struct Oak: AsyncParsableCommand {
         abstract: "Oak Compendium: a species database of oaks with field notes that sync.",
         version: VersionInfo.current.api,
         subcommands: [
-            FindCommand.self, ShowCommand.self, DeleteCommand.self, TaxaCommand.self, SourceCommand.self, NotesCommand.self,
-            StatsCommand.self, ExportCommand.self, ImportCommand.self, ConfigCommand.self, ServeCommand.self, TokenCommand.self,
+            FindCommand.self, ShowCommand.self, NewCommand.self, EditCommand.self, DeleteCommand.self, TaxaCommand.self,
+            SourceCommand.self, NoteCommand.self, NotesCommand.self, SyncCommand.self, StatsCommand.self, ExportCommand.self,
+            ImportCommand.self, ImportBulkCommand.self, ConfigCommand.self, ServeCommand.self, TokenCommand.self,
             BackupCommand.self, BenchCommand.self, VersionCommand.self,
         ],
         defaultSubcommand: nil

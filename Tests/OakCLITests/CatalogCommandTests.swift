@@ -22,13 +22,20 @@ final class ServerProcess: @unchecked Sendable {
     let url: String
     let key = "cli-test-owner-key-0123456789"
 
-    init(database: String, home: URL) async throws {
-        let socket = try ServerSocket()
-        let port = socket.port
-        socket.close()
-        url = "http://127.0.0.1:\(port)"
+    let port: Int
+
+    /// Starts on `port`, or on a free one.
+    init(database: String, home: URL, port: Int? = nil) async throws {
+        if let port {
+            self.port = port
+        } else {
+            let socket = try ServerSocket()
+            self.port = socket.port
+            socket.close()
+        }
+        url = "http://127.0.0.1:\(self.port)"
         process.executableURL = try OakBinary.url
-        process.arguments = ["serve", "--port", String(port), "--db", database, "--no-rate-limit", "--no-daily-backup",
+        process.arguments = ["serve", "--port", String(self.port), "--db", database, "--no-rate-limit", "--no-daily-backup",
                              "--backup-dir", home.appendingPathComponent("backups").path]
         process.environment = ["HOME": home.path, "OAK_API_KEY": key, "PATH": "/usr/bin:/bin"]
         process.standardOutput = FileHandle.nullDevice
@@ -44,6 +51,12 @@ final class ServerProcess: @unchecked Sendable {
         }
         process.terminate()
         Issue.record("oak serve did not start")
+    }
+
+    /// Stops the server and waits until it has exited.
+    func stop() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
     }
 
     deinit {

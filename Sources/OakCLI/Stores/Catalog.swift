@@ -11,8 +11,6 @@ public protocol Catalog: SpeciesRepository, TaxonRepository, SourceRepository, S
     func stats() async throws -> CatalogStats
     /// The export document (`ExportFile`), encoded.
     func exportDocument() async throws -> Data
-    /// Imports an export document in one transaction (see `SQLiteStore.importExport`).
-    func importDocument(_ file: ExportFile, dryRun: Bool, progress: @escaping @Sendable (Int, Int) -> Void) async throws -> ImportSummary
 }
 
 extension SQLiteStore: Catalog {
@@ -20,11 +18,5 @@ extension SQLiteStore: Catalog {
 
     public func exportDocument() async throws -> Data {
         Data(try await export().body.readableBytesView)
-    }
-
-    public func importDocument(_ file: ExportFile, dryRun: Bool, progress: @escaping @Sendable (Int, Int) -> Void) async throws
-        -> ImportSummary
-    {
-        try await importExport(file, dryRun: dryRun, progress: progress)
     }
 }

@@ -152,10 +152,4 @@ public struct RemoteCatalog: Catalog {
         case .notModified: throw OakError(.internalError, "The server answered 304 to an unconditional export")
         }
     }
-
-    public func importDocument(_ file: ExportFile, dryRun: Bool, progress: @escaping @Sendable (Int, Int) -> Void) async throws
-        -> ImportSummary
-    {
-        throw CLIError.usage("import works on a database file, not through a server: run it with --local on the server's database")
-    }
 }

@@ -16,6 +16,6 @@ struct ImportCommand: AsyncParsableCommand {
     @OptionGroup var options: CatalogOptions
 
     func run() async throws {
-        try await options.run { context in try await CatalogCommands.importFile(context, path: file, dryRun: dryRun) }
+        try await options.run { context in try await ImportCommands.importExport(context, path: file, dryRun: dryRun) }
     }
 }

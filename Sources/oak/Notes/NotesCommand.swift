@@ -2,11 +2,11 @@ import ArgumentParser
 import OakCLI
 import OakModels
 
-/// `oak notes list`.
+/// `oak notes list|rm`.
 struct NotesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "notes", abstract: "Field notes: one species' data from one source (3, personal observation, by default).",
-        subcommands: [List.self])
+        subcommands: [List.self, Remove.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List notes.")
@@ -16,6 +16,17 @@ struct NotesCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await options.run { context in try await NotesCommands.list(context, species: species, sourceId: source) }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Delete a species' note.")
+        @Argument(help: "The species.") var species: String
+        @Option(help: "The source's id.") var source = Source.personalObservationID
+        @OptionGroup var options: CatalogOptions
+
+        func run() async throws {
+            try await options.run { context in try await NotesCommands.remove(context, species: species, sourceId: source) }
         }
     }
 }

@@ -1,10 +1,10 @@
 import ArgumentParser
 import OakCLI
 
-/// `oak source list|show|delete`.
+/// `oak source list|show|new|edit|delete`.
 struct SourceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "source", abstract: "The sources descriptions are attributed to.", subcommands: [List.self, Show.self, Delete.self])
+        commandName: "source", abstract: "The sources descriptions are attributed to.", subcommands: [List.self, Show.self, New.self, Edit.self, Delete.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List every source, with how many species it describes.")
@@ -22,6 +22,25 @@ struct SourceCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await options.run { context in try await SourceCommands.show(context, id: id) }
+        }
+    }
+
+    struct New: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a source, written in your editor as commented YAML.")
+        @OptionGroup var options: CatalogOptions
+
+        func run() async throws {
+            try await options.run { context in try await EditCommands.newSource(context, editor: Editor(environment: context.environment)) }
+        }
+    }
+
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Edit a source in your editor.")
+        @Argument(help: "The source's id.") var id: Int
+        @OptionGroup var options: CatalogOptions
+
+        func run() async throws {
+            try await options.run { context in try await EditCommands.editSource(context, id: id, editor: Editor(environment: context.environment)) }
         }
     }
 

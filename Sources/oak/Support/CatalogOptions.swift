@@ -32,9 +32,11 @@ struct CatalogOptions: ParsableArguments {
     /// Runs a command body on the resolved catalog; a failure is one line on stderr and its exit code.
     func run(_ body: (CommandContext) async throws -> Void) async throws {
         try await reportingFailures {
-            let catalog = try Target.resolve(target, environment: ProcessInfo.processInfo.environment).open(create: create)
+            let environment = ProcessInfo.processInfo.environment
+            let resolved = try Target.resolve(target, environment: environment)
+            let catalog = try resolved.open(create: create)
             if verbose { FileHandle.standardError.write(Data("Using the \(catalog.location)\n".utf8)) }
-            try await body(CommandContext(catalog: catalog, format: json ? .json : .text))
+            try await body(CommandContext(catalog: catalog, target: resolved, environment: environment, format: json ? .json : .text))
         }
     }
 }

@@ -2,11 +2,11 @@ import ArgumentParser
 import OakCLI
 import OakModels
 
-/// `oak taxa list|show|find|delete`.
+/// `oak taxa list|show|find|new|edit|delete|import`.
 struct TaxaCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "taxa", abstract: "Subgenera, sections, subsections and complexes.",
-        subcommands: [List.self, Show.self, Find.self, Delete.self])
+        subcommands: [List.self, Show.self, Find.self, New.self, Edit.self, Delete.self, Import.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List every taxon as a tree, with species counts.")
@@ -43,6 +43,48 @@ struct TaxaCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await options.run { context in try await TaxaCommands.find(context, query: query) }
+        }
+    }
+
+    struct New: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a taxon, written in your editor as commented YAML.")
+
+        @Argument(help: "subgenus, section, subsection or complex.") var level: String
+        @Argument(help: "The taxon's name.") var name: String
+        @OptionGroup var options: CatalogOptions
+
+        func run() async throws {
+            try await options.run { context in
+                try await EditCommands.newTaxon(context, level: try TaxaCommand.level(level), name: name, editor: Editor(environment: context.environment))
+            }
+        }
+    }
+
+    struct Edit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Edit a taxon in your editor.")
+
+        @Argument(help: "subgenus, section, subsection or complex.") var level: String
+        @Argument(help: "The taxon's name.") var name: String
+        @OptionGroup var options: CatalogOptions
+
+        func run() async throws {
+            try await options.run { context in
+                try await EditCommands.editTaxon(context, level: try TaxaCommand.level(level), name: name, editor: Editor(environment: context.environment))
+            }
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Load a taxa file: lists named subgenera, sections, subsections and complexes of {name, parent, author, notes, links}.",
+            discussion: "New taxa are created and changed ones updated, parents first; one transaction. Works on a database file.")
+
+        @Argument(help: "The YAML (or JSON) taxa file.") var file: String
+        @Flag(help: "Report what would change and write nothing.") var dryRun = false
+        @OptionGroup var options: CatalogOptions
+
+        func run() async throws {
+            try await options.run { context in try await ImportCommands.importTaxa(context, path: file, dryRun: dryRun) }
         }
     }
 
