@@ -97,8 +97,8 @@ let package = Package(
         .testTarget(
             name: "OakCLITests",
             dependencies: [
-                "oak", "OakStore", "OakModels", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                // The binary is what these tests run; depending on it builds it first.
+                "oak", "OakStore", "OakModels", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(

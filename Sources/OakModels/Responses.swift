@@ -159,4 +159,15 @@ public struct VersionInfo: Codable, Hashable, Sendable {
     enum CodingKeys: String, CodingKey {
         case api, minClient = "min_client"
     }
+
+    /// Whether dotted version `version` is older than `other` ("1.9.0" < "1.10.0"; missing parts count as 0).
+    public static func isVersion(_ version: String, olderThan other: String) -> Bool {
+        func parts(_ text: String) -> [Int] { text.split(separator: ".").map { Int($0.prefix { $0.isNumber }) ?? 0 } }
+        let (left, right) = (parts(version), parts(other))
+        for index in 0..<max(left.count, right.count) {
+            let (a, b) = (index < left.count ? left[index] : 0, index < right.count ? right[index] : 0)
+            if a != b { return a < b }
+        }
+        return false
+    }
 }

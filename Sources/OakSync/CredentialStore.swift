@@ -19,8 +19,8 @@ public func makeDefaultCredentialStore() -> any CredentialStore {
     #endif
 }
 
-/// The key in a file readable by its owner only (mode 0600), by default `$XDG_CONFIG_HOME/oak/api_key`
-/// or `~/.config/oak/api_key`.
+/// The key in a file readable by its owner only (mode 0600), by default `~/.oak/api_key`: the file the
+/// server writes its owner key to and the `oak` CLI falls back on, so all three agree.
 public struct FileCredentialStore: CredentialStore {
     public let url: URL
 
@@ -28,11 +28,11 @@ public struct FileCredentialStore: CredentialStore {
         self.url = url
     }
 
-    /// `$XDG_CONFIG_HOME/oak/api_key`, or `~/.config/oak/api_key` without it.
+    /// `~/.oak/api_key` (`HOME` from `environment`).
     public static func defaultURL(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true).appendingPathComponent(".config", isDirectory: true)
-        return base.appendingPathComponent("oak", isDirectory: true).appendingPathComponent("api_key")
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)
+        return home.appendingPathComponent(".oak", isDirectory: true).appendingPathComponent("api_key")
     }
 
     public func loadKey() throws -> String? {

@@ -66,6 +66,30 @@ struct BinaryTests {
         #expect(outcome.output.contains("Minimum client version: \(VersionInfo.current.minClient)"))
     }
 
+    @Test("oak version with a profile shows the server's versions; a server that needs a newer client gets a warning; --skip-version-check asks nothing")
+    func versionAgainstServer() async throws {
+        let (home, path) = try await starterDatabase()
+        let server = try await ServerProcess(database: path, home: home)
+        let live = try await OakBinary.run(["version"], home: home, environment: ["OAK_API_URL": server.url])
+        #expect(live.status == 0, "\(live.error)")
+        #expect(live.output.contains("Server \(server.url): API version \(VersionInfo.current.api), minimum client version \(VersionInfo.current.minClient)"))
+        #expect(live.error.isEmpty)
+
+        let future = try ServerSocket()
+        defer { future.close() }
+        future.answerOnce(json: #"{"status":"ok","version":{"api":"9.0.0","min_client":"9.0.0"}}"#)
+        let old = try await OakBinary.run(["version"], home: home, environment: ["OAK_API_URL": "http://127.0.0.1:\(future.port)"])
+        #expect(old.status == 0, "\(old.error)")
+        #expect(old.error.contains("warning: this oak (\(VersionInfo.current.api)) is older than the oldest client the server supports (9.0.0)"))
+
+        let skipped = try await OakBinary.run(["version", "--skip-version-check"], home: home, environment: ["OAK_API_URL": "http://127.0.0.1:9"])
+        #expect(skipped.status == 0)
+        #expect(!skipped.output.contains("Server"))
+        let down = try await OakBinary.run(["version"], home: home, environment: ["OAK_API_URL": "http://127.0.0.1:9"])
+        #expect(down.status == 5)
+        #expect(down.output.contains("API version: \(VersionInfo.current.api)"), "the client's own version still prints")
+    }
+
     @Test("front door: oak serve on a busy port says so in one line with a --port hint, and exits 1 without touching the database")
     func busyPort() async throws {
         let home = temporaryHome()
@@ -103,6 +127,20 @@ final class ServerSocket {
         }
         self.descriptor = descriptor
         port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Answers the next connection with `body` as a 200 JSON response, on a background thread.
+    func answerOnce(json body: String) {
+        let descriptor = descriptor
+        Thread.detachNewThread {
+            let connection = accept(descriptor, nil, nil)
+            guard connection >= 0 else { return }
+            var request = [UInt8](repeating: 0, count: 4096)
+            _ = read(connection, &request, request.count)
+            let response = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+            _ = response.withCString { write(connection, $0, strlen($0)) }
+            _ = Glibc.close(connection)
+        }
     }
 
     func close() {

@@ -1,52 +1,70 @@
-import ArgumentParser
 import Foundation
 import OakModels
 import OakStore
 import Testing
 
-@testable import oak
-
-@Suite("oak token and oak backup")
+@Suite("oak token, oak backup and oak bench through the binary")
 struct CLICommandTests {
-    func temporaryDatabase() -> (directory: URL, path: String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("oak-cli-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return (directory, directory.appendingPathComponent("oak.db").path)
-    }
-
     @Test("oak token create stores a hashed token with its abilities; list and revoke work on it")
     func tokenLifecycle() async throws {
-        let (_, path) = temporaryDatabase()
-        try await TokenCreateCommand.parse(["--db", path, "--name", "ipad", "--abilities", "notes:write,species:write"]).run()
+        let (home, path) = try await starterDatabase()
+        let created = try await OakBinary.run(["token", "create", "--db", path, "--name", "ipad", "--abilities", "notes:write,species:write"], home: home)
+        #expect(created.status == 0, "\(created.error)")
+        #expect(created.output.contains("Secret (shown once; store it now):"))
         let store = try SQLiteStore(path: path)
         #expect(try await store.listTokens().map(\.name) == ["ipad"])
         #expect(try await store.listTokens().first?.abilities == [.notesWrite, .speciesWrite])
-        try await TokenListCommand.parse(["--db", path]).run()
-        try await TokenRevokeCommand.parse(["--db", path, "ipad"]).run()
+        let listed = try await OakBinary.run(["token", "list", "--db", path], home: home)
+        #expect(listed.output.hasPrefix("NAME"))
+        #expect(listed.output.contains("ipad"))
+        #expect(try await OakBinary.run(["token", "revoke", "--db", path, "ipad"], home: home).status == 0)
         #expect(try await store.listTokens().isEmpty)
     }
 
     @Test("oak token rejects unknown abilities and unknown names with a clear error")
     func tokenErrors() async throws {
-        let (_, path) = temporaryDatabase()
-        await #expect(throws: ValidationError.self) {
-            try await TokenCreateCommand.parse(["--db", path, "--name", "x", "--abilities", "notes:wrte"]).run()
-        }
-        await #expect(throws: ValidationError.self) {
-            try await TokenRevokeCommand.parse(["--db", path, "nobody"]).run()
-        }
+        let (home, path) = try await starterDatabase()
+        let ability = try await OakBinary.run(["token", "create", "--db", path, "--name", "x", "--abilities", "notes:wrte"], home: home)
+        #expect(ability.status == 64)
+        #expect(ability.error.contains("notes:wrte"))
+        let revoke = try await OakBinary.run(["token", "revoke", "--db", path, "nobody"], home: home)
+        #expect(revoke.status != 0)
+        #expect(!revoke.error.isEmpty)
         #expect(try await SQLiteStore(path: path).listTokens().isEmpty)
+    }
+
+    @Test("safety: token create in a folder without the database refuses in one line and creates nothing, unless --create; -v names the file")
+    func missingDatabaseRefused() async throws {
+        let home = temporaryHome()
+        let refused = try await OakBinary.run(["token", "create", "--name", "laptop", "--abilities", "notes:write"], home: home)
+        #expect(refused.status == 64)
+        #expect(refused.error == "error: No database at ./oak_compendium.db; give --db PATH, or --create to make a new one there\n")
+        #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("oak_compendium.db").path))
+        let created = try await OakBinary.run(["token", "create", "--name", "laptop", "--abilities", "notes:write", "--create", "-v"], home: home)
+        #expect(created.status == 0, "\(created.error)")
+        #expect(created.error.contains("Using the database ./oak_compendium.db"))
+        #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("oak_compendium.db").path))
+    }
+
+    @Test("safety: oak bench seed never defaults to the user's database")
+    func benchNeedsADatabase() async throws {
+        let (home, path) = try await starterDatabase()
+        let before = try await value(path, "SELECT COUNT(*) FROM oak_entries")
+        let refused = try await OakBinary.run(["bench", "seed", "--species", "5000"], home: home)
+        #expect(refused.status == 64)
+        #expect(refused.error.contains("--db"))
+        #expect(try await value(path, "SELECT COUNT(*) FROM oak_entries") == before)
     }
 
     @Test("oak backup writes a restorable snapshot and keeps the newest N")
     func backup() async throws {
-        let (directory, path) = temporaryDatabase()
-        let backups = directory.appendingPathComponent("backups").path
-        let store = try SQLiteStore(path: path)
-        _ = try await store.createNote(NoteInput(scientificName: "alba"))
+        let (home, path) = try await starterDatabase()
+        let backups = home.appendingPathComponent("backups").path
+        _ = try await SQLiteStore(path: path).createNote(NoteInput(scientificName: "alba"))
         for _ in 0..<3 {
-            try await BackupCommand.parse(["--db", path, "--dir", backups, "--keep", "2"]).run()
-            try await Task.sleep(for: .milliseconds(5))
+            let outcome = try await OakBinary.run(["backup", "--db", path, "--dir", backups, "--keep", "2"], home: home)
+            #expect(outcome.status == 0, "\(outcome.error)")
+            #expect(outcome.output.hasPrefix("Backup written: \(backups)/"))
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: backups).sorted()
         #expect(files.count == 2)

@@ -4,11 +4,11 @@ import Testing
 
 @Suite("Credential store")
 struct CredentialStoreTests {
-    @Test("The Linux file store keeps the key in the config directory with mode 0600")
+    @Test("The Linux file store keeps the key in ~/.oak/api_key (where the server and the CLI keep it) with mode 0600")
     func fileStore() throws {
-        let config = temporaryDirectory("oak-config")
-        #expect(FileCredentialStore.defaultURL(environment: ["XDG_CONFIG_HOME": config.path]).path == config.path + "/oak/api_key")
-        let store = FileCredentialStore(url: FileCredentialStore.defaultURL(environment: ["XDG_CONFIG_HOME": config.path]))
+        let home = temporaryDirectory("oak-home")
+        #expect(FileCredentialStore.defaultURL(environment: ["HOME": home.path]).path == home.path + "/.oak/api_key")
+        let store = FileCredentialStore(url: FileCredentialStore.defaultURL(environment: ["HOME": home.path]))
         #expect(try store.loadKey() == nil)
         try store.saveKey("first-key")
         try store.saveKey("second-key")

@@ -24,9 +24,15 @@ public enum Target: Equatable, Sendable {
         }
     }
 
+    /// The database file when none is given: `OAK_DB`, then `OAK_DB_PATH` (the server's name for it),
+    /// then `./oak_compendium.db` as the original CLI.
+    public static func defaultDatabasePath(environment: [String: String]) -> String {
+        ["OAK_DB", "OAK_DB_PATH"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty } ?? "./oak_compendium.db"
+    }
+
     public static func resolve(_ options: Options, environment: [String: String]) throws -> Target {
         if options.local && options.remote { throw CLIError.usage("--local and --remote cannot be used together") }
-        let localPath = options.database ?? environment["OAK_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? "./oak_compendium.db"
+        let localPath = options.database ?? defaultDatabasePath(environment: environment)
         if options.local || (options.database != nil && !options.remote && options.profile == nil) {
             return .local(path: localPath)
         }

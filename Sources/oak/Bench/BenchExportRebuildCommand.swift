@@ -11,7 +11,7 @@ struct BenchExportRebuildCommand: AsyncParsableCommand {
         abstract: "Time rebuilds of the export document (edits one note); prints JSON with medians in milliseconds."
     )
 
-    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var database: BenchDatabaseOptions
 
     @Option(help: "How many rebuilds of each kind to time.")
     var runs = 20

@@ -11,7 +11,7 @@ struct BenchSeedCommand: AsyncParsableCommand {
         discussion: "Counts are totals to fill up to, so seeding twice adds nothing the second time."
     )
 
-    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var database: BenchDatabaseOptions
 
     @Option(help: "Species in all, the starter dataset's included.")
     var species = 734

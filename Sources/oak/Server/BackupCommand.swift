@@ -12,7 +12,7 @@ struct BackupCommand: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var database: ExistingDatabaseOptions
 
     @Option(help: "Directory for backups.")
     var dir = "./backups"

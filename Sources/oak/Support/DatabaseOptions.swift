@@ -1,13 +1,16 @@
 import ArgumentParser
 import Foundation
+import OakCLI
 import OakStore
 
-/// `--db`: the SQLite file every local command works on.
+/// `--db`: the SQLite file `oak serve` works on, created (with the starter dataset) when new.
 struct DatabaseOptions: ParsableArguments {
-    @Option(help: "SQLite database file (env OAK_DB_PATH; default ./oak_compendium.db).")
+    @Option(
+        name: [.customLong("db"), .customShort("d"), .customLong("database")],
+        help: "SQLite database file (env OAK_DB or OAK_DB_PATH; default ./oak_compendium.db).")
     var db: String?
 
-    var path: String { db ?? ProcessInfo.processInfo.environment["OAK_DB_PATH"] ?? "./oak_compendium.db" }
+    var path: String { db ?? Target.defaultDatabasePath(environment: ProcessInfo.processInfo.environment) }
 
     /// Opens (creating and migrating if needed) the database.
     func open() throws -> SQLiteStore {
@@ -16,5 +19,47 @@ struct DatabaseOptions: ParsableArguments {
         } catch {
             throw ValidationError("Cannot open the database at \(path): \(error)")
         }
+    }
+}
+
+/// The database of a maintenance command (`token`, `backup`): it must exist unless `--create` is given,
+/// so a command run in the wrong folder does not quietly make a database the running server never sees.
+struct ExistingDatabaseOptions: ParsableArguments {
+    @OptionGroup var location: DatabaseOptions
+
+    @Flag(help: "Create the database file (with the starter dataset, as oak serve would) if it does not exist.")
+    var create = false
+
+    @Flag(name: .shortAndLong, help: "Name the database used, on stderr.")
+    var verbose = false
+
+    var path: String { location.path }
+
+    func open() throws -> SQLiteStore {
+        if !create && !FileManager.default.fileExists(atPath: path) {
+            FileHandle.standardError.write(Data("error: No database at \(path); give --db PATH, or --create to make a new one there\n".utf8))
+            throw ExitCode(CLIError.usage("").exitCode)
+        }
+        if verbose { FileHandle.standardError.write(Data("Using the database \(path)\n".utf8)) }
+        return try location.open()
+    }
+}
+
+/// The scratch database of a `bench` command: always named, never the user's database by default.
+struct BenchDatabaseOptions: ParsableArguments {
+    @Option(help: "The scratch database file to seed or measure (required: bench never picks your database).")
+    var db: String
+
+    var path: String { db }
+
+    func open() throws -> SQLiteStore {
+        try DatabaseOptions(db: db).open()
+    }
+}
+
+extension DatabaseOptions {
+    init(db: String) {
+        self.init()
+        self.db = db
     }
 }

@@ -6,7 +6,7 @@ struct TokenCreateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create", abstract: "Create a token and print its secret once.")
 
-    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var database: ExistingDatabaseOptions
 
     @Option(help: "A unique name for the token, e.g. the device it is for.")
     var name: String

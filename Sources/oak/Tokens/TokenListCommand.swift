@@ -5,7 +5,7 @@ import OakModels
 struct TokenListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "List tokens (never their secrets).")
 
-    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var database: ExistingDatabaseOptions
 
     func run() async throws {
         let tokens = try await database.open().listTokens()

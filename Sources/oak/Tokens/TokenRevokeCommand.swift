@@ -5,7 +5,7 @@ import OakModels
 struct TokenRevokeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke a token; it stops working at once.")
 
-    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var database: ExistingDatabaseOptions
 
     @Argument(help: "The token's name.")
     var name: String
