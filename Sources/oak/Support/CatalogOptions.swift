@@ -4,7 +4,7 @@ import OakCLI
 
 /// The options of every command that reads or writes the compendium: which database or server, and how to print.
 struct CatalogOptions: ParsableArguments {
-    @Option(name: [.customShort("d"), .customLong("database")], help: "SQLite database file (env OAK_DB; default ./oak_compendium.db).")
+    @Option(name: [.customShort("d"), .customLong("database")], help: "SQLite database file (env OAK_DB or OAK_DB_PATH; default ./oak_compendium.db).")
     var database: String?
 
     @Flag(help: "Create the database file if it does not exist (empty but for the standard sources).")
