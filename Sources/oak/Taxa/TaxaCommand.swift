@@ -26,12 +26,11 @@ struct TaxaCommand: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show one taxon.")
 
-        @Argument(help: "subgenus, section, subsection or complex.") var level: String
-        @Argument(help: "The taxon's name.") var name: String
+        @OptionGroup var taxon: TaxonArguments
         @OptionGroup var options: CatalogOptions
 
         func run() async throws {
-            try await options.run { context in try await TaxaCommands.show(context, level: try TaxaCommand.level(level), name: name) }
+            try await options.run { context in try await TaxaCommands.show(context, level: try taxon.parsedLevel(), name: taxon.name) }
         }
     }
 
@@ -49,13 +48,12 @@ struct TaxaCommand: AsyncParsableCommand {
     struct New: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a taxon, written in your editor as commented YAML.")
 
-        @Argument(help: "subgenus, section, subsection or complex.") var level: String
-        @Argument(help: "The taxon's name.") var name: String
+        @OptionGroup var taxon: TaxonArguments
         @OptionGroup var options: CatalogOptions
 
         func run() async throws {
             try await options.run { context in
-                try await EditCommands.newTaxon(context, level: try TaxaCommand.level(level), name: name, editor: Editor(environment: context.environment))
+                try await EditCommands.newTaxon(context, level: try taxon.parsedLevel(), name: taxon.name, editor: Editor(environment: context.environment))
             }
         }
     }
@@ -63,13 +61,12 @@ struct TaxaCommand: AsyncParsableCommand {
     struct Edit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Edit a taxon in your editor.")
 
-        @Argument(help: "subgenus, section, subsection or complex.") var level: String
-        @Argument(help: "The taxon's name.") var name: String
+        @OptionGroup var taxon: TaxonArguments
         @OptionGroup var options: CatalogOptions
 
         func run() async throws {
             try await options.run { context in
-                try await EditCommands.editTaxon(context, level: try TaxaCommand.level(level), name: name, editor: Editor(environment: context.environment))
+                try await EditCommands.editTaxon(context, level: try taxon.parsedLevel(), name: taxon.name, editor: Editor(environment: context.environment))
             }
         }
     }
@@ -91,22 +88,32 @@ struct TaxaCommand: AsyncParsableCommand {
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete a taxon that no taxon or species uses.")
 
-        @Argument(help: "subgenus, section, subsection or complex.") var level: String
-        @Argument(help: "The taxon's name.") var name: String
+        @OptionGroup var taxon: TaxonArguments
         @Flag(help: "Delete without asking.") var force = false
         @OptionGroup var options: CatalogOptions
 
         func run() async throws {
             try await options.run { context in
-                try await TaxaCommands.delete(context, level: try TaxaCommand.level(level), name: name, confirmation: Confirmation(force: force))
+                try await TaxaCommands.delete(context, level: try taxon.parsedLevel(), name: taxon.name, confirmation: Confirmation(force: force))
             }
         }
     }
 
+    /// Parses a level given as text.
     static func level(_ text: String) throws -> TaxonLevel {
         guard let level = TaxonLevel(rawValue: text) else {
             throw CLIError.usage("The level must be one of: \(TaxonLevel.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return level
+    }
+}
+
+/// The two arguments that name a taxon: its level and its name.
+struct TaxonArguments: ParsableArguments {
+    @Argument(help: "subgenus, section, subsection or complex.") var level: String
+    @Argument(help: "The taxon's name.") var name: String
+
+    func parsedLevel() throws -> TaxonLevel {
+        try TaxaCommand.level(level)
     }
 }
