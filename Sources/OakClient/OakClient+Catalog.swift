@@ -36,7 +36,7 @@ extension OakClient {
     }
 
     /// `GET /api/v1/species`: one page of species matching `filter`.
-    public func species(filter: SpeciesFilter = SpeciesFilter(), limit: Int? = nil, offset: Int? = nil) async throws(OakClientError) -> Page<Species> {
+    public func listSpecies(filter: SpeciesFilter = SpeciesFilter(), limit: Int? = nil, offset: Int? = nil) async throws(OakClientError) -> Page<Species> {
         let query: [String: String?] = [
             "subgenus": filter.subgenus, "section": filter.section, "subsection": filter.subsection, "complex": filter.complex,
             "hybrid": filter.isHybrid.map { String($0) }, "source_id": filter.sourceId.map { String($0) },
@@ -56,12 +56,12 @@ extension OakClient {
     }
 
     /// `GET /api/v1/species/search?q=`: species matching a name, synonym or local name.
-    public func searchSpecies(_ query: String, limit: Int? = nil) async throws(OakClientError) -> SpeciesSearchResult {
+    public func searchSpecies(query: String, limit: Int? = nil) async throws(OakClientError) -> SpeciesSearchResult {
         try await call("GET", url(["species", "search"], query: ["q": query, "limit": limit.map { String($0) }]))
     }
 
     /// `GET /api/v1/taxa`: one page of taxa, optionally of one level and below one parent.
-    public func taxa(level: TaxonLevel? = nil, parent: String? = nil, limit: Int? = nil, offset: Int? = nil) async throws(OakClientError) -> Page<Taxon> {
+    public func listTaxa(level: TaxonLevel? = nil, parent: String? = nil, limit: Int? = nil, offset: Int? = nil) async throws(OakClientError) -> Page<Taxon> {
         let query: [String: String?] = [
             "level": level?.rawValue, "parent": parent, "limit": limit.map { String($0) }, "offset": offset.map { String($0) },
         ]
@@ -74,7 +74,7 @@ extension OakClient {
     }
 
     /// `GET /api/v1/sources`.
-    public func sources() async throws(OakClientError) -> [Source] {
+    public func listSources() async throws(OakClientError) -> [Source] {
         try await call("GET", url(["sources"]))
     }
 

@@ -3,7 +3,7 @@ import OakModels
 
 extension OakClient {
     /// `GET /api/v1/search`: species, taxa and sources matching `query`.
-    public func search(_ query: String, limit: Int? = nil) async throws(OakClientError) -> CatalogSearchResult {
+    public func search(query: String, limit: Int? = nil) async throws(OakClientError) -> CatalogSearchResult {
         try await call("GET", url(["search"], query: ["q": query, "limit": limit.map { String($0) }]))
     }
 

@@ -59,7 +59,7 @@ struct ConvergenceTests {
 
         // Species without a personal note yet: three owned by each device, three contested.
         let taken = Set(try await api.notes().map(\.scientificName))
-        let free = try await api.species(limit: 60).data.map(\.scientificName).filter { !taken.contains($0) }
+        let free = try await api.listSpecies(limit: 60).data.map(\.scientificName).filter { !taken.contains($0) }
         try #require(free.count >= 12, context)
         var slots: [String: Slot] = [:]
         for (index, name) in free.prefix(12).enumerated() {

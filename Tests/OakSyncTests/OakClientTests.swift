@@ -11,14 +11,14 @@ struct OakClientTests {
             let client = server.client()
             #expect(try await client.health().status == "ok")
             #expect(try await client.health().version == .current)
-            let page = try await client.species(limit: 5)
+            let page = try await client.listSpecies(limit: 5)
             #expect(page.data.count == 5)
             let name = page.data[0].scientificName
             #expect(try await client.species(named: name).scientificName == name)
             #expect(try await client.speciesFull(named: name).species.scientificName == name)
-            #expect(try await client.searchSpecies(name).data.contains { $0.scientificName == name })
-            #expect(try await !client.taxa(level: .subgenus).data.isEmpty)
-            let sources = try await client.sources()
+            #expect(try await client.searchSpecies(query: name).data.contains { $0.scientificName == name })
+            #expect(try await !client.listTaxa(level: .subgenus).data.isEmpty)
+            let sources = try await client.listSources()
             #expect(try await client.source(id: sources[0].id) == sources[0])
             #expect(try await client.speciesSources(of: name).allSatisfy { $0.scientificName == name })
         }
@@ -28,7 +28,7 @@ struct OakClientTests {
     func notesCRUD() async throws {
         try await LiveServer.run { server in
             let client = server.client()
-            let name = try await client.species(limit: 1).data[0].scientificName
+            let name = try await client.listSpecies(limit: 1).data[0].scientificName
             let created = try await client.createNote(scientificName: name, fields: NoteFields(leaf: "lobed"))
             #expect(try await client.note(id: created.id).fields.leaf == "lobed")
             let updated = try await client.updateNote(id: created.id, fields: NoteFields(leaf: "entire"), expectedVersion: created.version)
@@ -91,7 +91,7 @@ struct OakClientTests {
     func syncCalls() async throws {
         try await LiveServer.run { server in
             let client = server.client()
-            let name = try await client.species(limit: 1).data[0].scientificName
+            let name = try await client.listSpecies(limit: 1).data[0].scientificName
             let change = PushChange(
                 id: UUID(), op: .upsert, baseVersion: nil, updatedAt: Date(),
                 note: PushedNote(scientificName: name, fields: NoteFields(bark: "furrowed")))

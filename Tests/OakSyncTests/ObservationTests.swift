@@ -36,7 +36,7 @@ struct ObservationTests {
     @Test("Observing notes sees local writes and pulled changes")
     func observeNotes() async throws {
         try await LiveServer.run { server in
-            let names = try await server.client().species(limit: 2).data.map(\.scientificName)
+            let names = try await server.client().listSpecies(limit: 2).data.map(\.scientificName)
             let device = try Device(server: server, clock: WriteClock())
             var updates = device.repository.observe().makeAsyncIterator()
             #expect(await updates.next() == [])

@@ -8,7 +8,7 @@ import Testing
 struct SyncScenarioTests {
     /// A few species names the server knows.
     static func speciesNames(_ server: LiveServer, count: Int = 4) async throws -> [String] {
-        try await server.client().species(limit: count).data.map(\.scientificName)
+        try await server.client().listSpecies(limit: count).data.map(\.scientificName)
     }
 
     /// Waits until the engine publishes a status that satisfies `condition`.

@@ -30,7 +30,7 @@ struct SyncTriggerTests {
     @Test("A local write triggers a debounced sync")
     func debouncedAfterWrite() async throws {
         try await LiveServer.run { server in
-            let name = try #require(try await server.client().species(limit: 1).data.first?.scientificName)
+            let name = try #require(try await server.client().listSpecies(limit: 1).data.first?.scientificName)
             let device = try Device(server: server, clock: WriteClock())
             await device.engine.start()
             let note = try await device.repository.create(scientificName: name, fields: NoteFields(bark: "debounced"))
@@ -44,7 +44,7 @@ struct SyncTriggerTests {
     @Test("The periodic timer pulls what other devices wrote")
     func periodicPull() async throws {
         try await LiveServer.run { server in
-            let name = try #require(try await server.client().species(limit: 1).data.first?.scientificName)
+            let name = try #require(try await server.client().listSpecies(limit: 1).data.first?.scientificName)
             let device = try Device(server: server, clock: WriteClock())
             await device.engine.start()
             // The start-up sync first; what is written after it can only arrive by the timer.
@@ -59,7 +59,7 @@ struct SyncTriggerTests {
     @Test("Coming to the foreground syncs at once")
     func foreground() async throws {
         try await LiveServer.run { server in
-            let name = try #require(try await server.client().species(limit: 1).data.first?.scientificName)
+            let name = try #require(try await server.client().listSpecies(limit: 1).data.first?.scientificName)
             var configuration = testSyncConfiguration
             configuration.period = .seconds(86_400)
             let device = try Device(server: server, clock: WriteClock(), configuration: configuration)

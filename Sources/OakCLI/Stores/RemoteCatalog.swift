@@ -17,7 +17,7 @@ public struct RemoteCatalog: Catalog {
     // MARK: Species
 
     public func listSpecies(filter: SpeciesFilter, limit: Int, offset: Int) async throws -> Page<Species> {
-        try await client.species(filter: filter, limit: limit, offset: offset)
+        try await client.listSpecies(filter: filter, limit: limit, offset: offset)
     }
 
     public func species(named name: String) async throws -> Species {
@@ -29,7 +29,7 @@ public struct RemoteCatalog: Catalog {
     }
 
     public func searchSpecies(query: String, limit: Int) async throws -> [Species] {
-        try await client.searchSpecies(query, limit: limit).data
+        try await client.searchSpecies(query: query, limit: limit).data
     }
 
     public func createSpecies(_ patch: SpeciesPatch) async throws -> Species {
@@ -47,7 +47,7 @@ public struct RemoteCatalog: Catalog {
     // MARK: Taxa
 
     public func listTaxa(level: TaxonLevel?, parent: String?, limit: Int?, offset: Int) async throws -> Page<Taxon> {
-        try await client.taxa(level: level, parent: parent, limit: limit, offset: offset)
+        try await client.listTaxa(level: level, parent: parent, limit: limit, offset: offset)
     }
 
     public func taxon(level: TaxonLevel, name: String) async throws -> Taxon {
@@ -69,7 +69,7 @@ public struct RemoteCatalog: Catalog {
     // MARK: Sources
 
     public func listSources() async throws -> [Source] {
-        try await client.sources()
+        try await client.listSources()
     }
 
     public func source(id: Int) async throws -> Source {
@@ -139,7 +139,7 @@ public struct RemoteCatalog: Catalog {
     // MARK: Across the compendium
 
     public func search(query: String, limit: Int) async throws -> CatalogSearchResult {
-        try await client.search(query, limit: limit)
+        try await client.search(query: query, limit: limit)
     }
 
     public func stats() async throws -> CatalogStats {
