@@ -52,6 +52,14 @@ struct EditorCommandTests {
         let sourceEdit = try await OakBinary.run(["source", "edit", id, "-d", path], home: home, environment: ["EDITOR": author])
         #expect(sourceEdit.status == 0, "\(sourceEdit.error)")
         #expect(try await value(path, "SELECT author FROM sources WHERE id = \(id)") == "Linnaeus")
+
+        // And both go again: local CRUD of each resource ends with its delete.
+        #expect(try await OakBinary.run(["taxa", "delete", "section", "Testae", "-d", path, "--force"], home: home).status == 0)
+        #expect(try await value(path, "SELECT COUNT(*) FROM taxa WHERE name = 'Testae'") == "0")
+        #expect(try await OakBinary.run(["source", "delete", id, "-d", path, "--force"], home: home).status == 0)
+        #expect(try await value(path, "SELECT COUNT(*) FROM sources WHERE id = \(id)") == "0")
+        #expect(try await OakBinary.run(["delete", "testensis", "-d", path, "--force"], home: home).status == 0)
+        #expect(try await value(path, "SELECT COUNT(*) FROM oak_entries WHERE scientific_name = 'testensis'") == "0")
     }
 
     @Test("editor, invalid then fixed: the editor re-opens with the errors on top and the text kept; the fix is saved")
