@@ -90,6 +90,35 @@ struct BinaryTests {
         #expect(down.output.contains("API version: \(VersionInfo.current.api)"), "the client's own version still prints")
     }
 
+    @Test("slow clients: oak serve raises its open-file soft limit to the hard limit at start")
+    func fileDescriptorLimit() async throws {
+        let (home, path) = try await starterDatabase()
+        let socket = try ServerSocket()
+        let port = socket.port
+        socket.close()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // Started as a shell with a low soft limit starts it.
+        process.arguments = ["-c", "ulimit -Sn 256 && exec \"$0\" serve --port \(port) --db \"$1\" --no-daily-backup", try OakBinary.url.path, path]
+        process.environment = ["HOME": home.path, "OAK_API_KEY": "fd-limit-test-key-0123456789"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { process.terminate() }
+        var limits = ""
+        for _ in 0..<200 {
+            // The limits are read once the server is listening (the limit is raised before that).
+            if (try? ServerSocket.connect(port: port)) == true {
+                limits = try String(contentsOfFile: "/proc/\(process.processIdentifier)/limits", encoding: .utf8)
+                break
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let line = try #require(limits.split(separator: "\n").first { $0.hasPrefix("Max open files") })
+        let numbers = line.split(separator: " ").compactMap { Int($0) }
+        #expect(numbers.count == 2 && numbers[0] == numbers[1] && numbers[0] > 256, "\(line)")
+    }
+
     @Test("front door: oak serve on a busy port says so in one line with a --port hint, and exits 1 without touching the database")
     func busyPort() async throws {
         let home = temporaryHome()
@@ -127,6 +156,19 @@ final class ServerSocket {
         }
         self.descriptor = descriptor
         port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Whether something accepts connections on the loopback port.
+    static func connect(port: Int) throws -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { _ = Glibc.close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
     }
 
     /// Answers the next connection with `body` as a 200 JSON response, on a background thread.

@@ -72,6 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         tuneMalloc()
+        raiseFileDescriptorLimit()
         let environment = ProcessInfo.processInfo.environment
         let port = try resolvedPort(environment)
         guard let level = Logger.Level(rawValue: logLevel) else {

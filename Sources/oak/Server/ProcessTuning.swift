@@ -15,3 +15,22 @@ func tuneMalloc() {
     _ = mallopt(mmapThreshold, 256 << 10)
     #endif
 }
+
+/// Raises the soft limit on open files to the hard limit, so the server can hold as many connections as
+/// the system allows it (shells often start processes with a soft limit of 1,024). Returns the limit now
+/// in force, nil if it cannot be read.
+@discardableResult
+func raiseFileDescriptorLimit() -> UInt64? {
+    #if os(Linux)
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return nil }
+    if limit.rlim_cur < limit.rlim_max {
+        var raised = limit
+        raised.rlim_cur = limit.rlim_max
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+    }
+    return UInt64(limit.rlim_cur)
+    #else
+    return nil
+    #endif
+}
