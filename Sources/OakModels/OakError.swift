@@ -76,6 +76,12 @@ public struct OakError: Error, Codable, Hashable, Sendable {
         OakError(.notFound, "\(entity) '\(key)' not found")
     }
 
+    /// The error in one line, as a person reads it: each field's message ("field: message; …"), or the message.
+    public var summary: String {
+        let fields = fieldErrors.map { "\($0.field): \($0.message)" }
+        return fields.isEmpty ? message : fields.joined(separator: "; ")
+    }
+
     /// The field errors carried by a validation error, if any.
     public var fieldErrors: [FieldError] {
         guard case .array(let list)? = details?["errors"] else { return [] }

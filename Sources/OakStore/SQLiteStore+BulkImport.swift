@@ -28,7 +28,7 @@ extension SQLiteStore {
                 do {
                     incoming = try Species(creating: entry)
                 } catch let error as OakError {
-                    summary.errors.append("[\(index)]\(Self.named(entry)): \(Self.reason(error))")
+                    summary.errors.append("[\(index)]\(Self.named(entry)): \(error.summary)")
                     progress(index + 1, entries.count)
                     continue
                 }
@@ -60,10 +60,7 @@ extension SQLiteStore {
                         if current == taxon {
                             summary.unchanged += 1
                         } else {
-                            var values = taxon.columnValues
-                            values["name"] = nil
-                            values["level"] = nil
-                            try db.update("taxa", values, where: "name = ? AND level = ?", [taxon.name, level.rawValue])
+                            try Self.saveTaxon(db, taxon)
                             summary.updated += 1
                         }
                     } else {
@@ -72,7 +69,7 @@ extension SQLiteStore {
                     }
                 } catch let error as OakError {
                     let name = record.name.value.map { " (\($0))" } ?? ""
-                    summary.errors.append("\(level.plural)[\(index)]\(name): \(Self.reason(error))")
+                    summary.errors.append("\(level.plural)[\(index)]\(name): \(error.summary)")
                 }
                 progress(done + 1, ordered.count)
             }
@@ -95,15 +92,13 @@ extension SQLiteStore {
             do {
                 try updated.apply(entry)
             } catch let error as OakError {
-                return summary.errors.append("\(place): \(reason(error))")
+                return summary.errors.append("\(place): \(error.summary)")
             }
         case .merge:
             summary.warnings += merge(incoming, into: &updated).map { "\(place): \($0)" }
         }
         guard updated != existing else { return summary.unchanged += 1 }
-        var values = updated.columnValues
-        values["scientific_name"] = nil
-        try db.update("oak_entries", values, where: "scientific_name = ?", [existing.scientificName])
+        try saveSpecies(db, updated)
         summary.updated += 1
     }
 
@@ -135,11 +130,5 @@ extension SQLiteStore {
 
     private static func named(_ entry: SpeciesPatch) -> String {
         entry.scientificName.value.map { " (\($0))" } ?? ""
-    }
-
-    /// A store error as one line: its fields' messages, or its message.
-    static func reason(_ error: OakError) -> String {
-        let fields = error.fieldErrors.map { "\($0.field): \($0.message)" }
-        return fields.isEmpty ? error.message : fields.joined(separator: "; ")
     }
 }

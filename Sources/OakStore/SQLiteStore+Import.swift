@@ -98,9 +98,7 @@ extension SQLiteStore {
             cachedSQL: "SELECT * FROM oak_entries WHERE scientific_name = ?", arguments: [species.scientificName], Species.init(row:))
         {
             if existing != species {
-                var values = species.columnValues
-                values["scientific_name"] = nil
-                try db.update("oak_entries", values, where: "scientific_name = ?", [species.scientificName])
+                try saveSpecies(db, species)
                 changed = true
             }
         } else {

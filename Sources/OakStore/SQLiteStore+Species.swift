@@ -46,9 +46,7 @@ extension SQLiteStore: SpeciesRepository {
         try await write { db in
             var species = try Self.fetchSpecies(db, name)
             try species.apply(patch)
-            var values = species.columnValues
-            values["scientific_name"] = nil
-            try db.update("oak_entries", values, where: "scientific_name = ?", [species.scientificName])
+            try Self.saveSpecies(db, species)
             return species
         }
     }
@@ -88,6 +86,13 @@ extension SQLiteStore: SpeciesRepository {
     }
 
     /// The name a species is stored under (see `fetchSpecies`); the normalized name when there is none.
+    /// Writes an existing species' row (found by its name, which never changes).
+    static func saveSpecies(_ db: Database, _ species: Species) throws {
+        var values = species.columnValues
+        values["scientific_name"] = nil
+        try db.update("oak_entries", values, where: "scientific_name = ?", [species.scientificName])
+    }
+
     static func storedName(_ db: Database, _ name: String) throws -> String {
         let key = Species.normalizedName(name)
         return try String.fetchOne(

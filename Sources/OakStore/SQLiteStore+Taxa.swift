@@ -42,10 +42,7 @@ extension SQLiteStore: TaxonRepository {
             var taxon = try Self.fetchTaxon(db, level, name)
             try taxon.apply(patch)
             if patch.parent.isPresent { try Self.checkParent(db, of: taxon) }
-            var values = taxon.columnValues
-            values["name"] = nil
-            values["level"] = nil
-            try db.update("taxa", values, where: "name = ? AND level = ?", [taxon.name, level.rawValue])
+            try Self.saveTaxon(db, taxon)
             return taxon
         }
     }
@@ -77,6 +74,14 @@ extension SQLiteStore: TaxonRepository {
             cachedSQL: "SELECT \(taxonColumns) FROM taxa t WHERE level = ? AND name = ?", arguments: [level.rawValue, name], Taxon.init(row:)) ?? nil
         else { throw OakError.notFound("Taxon \(level.rawValue)", name) }
         return taxon
+    }
+
+    /// Writes an existing taxon's row (found by its level and name, which never change).
+    static func saveTaxon(_ db: Database, _ taxon: Taxon) throws {
+        var values = taxon.columnValues
+        values["name"] = nil
+        values["level"] = nil
+        try db.update("taxa", values, where: "name = ? AND level = ?", [taxon.name, taxon.level.rawValue])
     }
 
     /// A named parent must exist one level up.

@@ -58,8 +58,7 @@ public enum CLIError: Error, Equatable, CustomStringConvertible {
     }
 
     private init(_ error: OakError) {
-        let fields = error.fieldErrors.map { "\($0.field): \($0.message)" }
-        let message = fields.isEmpty ? error.message : fields.joined(separator: "; ")
+        let message = error.summary
         switch error.code {
         case .notFound: self = .notFound(message)
         case .conflict, .preconditionFailed, .gone: self = .conflict(message)

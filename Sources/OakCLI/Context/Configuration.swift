@@ -1,4 +1,5 @@
 import Foundation
+import OakSync
 import Yams
 
 /// `~/.oak/config.yaml`, in the original CLI's format: named server profiles and a default one.
@@ -51,10 +52,7 @@ public struct Configuration: Codable, Equatable, Sendable {
 
     /// The owner key file the server writes (`~/.oak/api_key`), the fallback key of every profile.
     public static func ownerKey(environment: [String: String]) -> String? {
-        let url = directory(environment: environment).appendingPathComponent("api_key")
-        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return nil }
-        let key = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return key.isEmpty ? nil : key
+        try? FileCredentialStore(url: FileCredentialStore.defaultURL(environment: environment)).loadKey()
     }
 
     /// Reads the file; a missing file is an empty configuration.
