@@ -60,14 +60,20 @@ public enum Target: Equatable, Sendable {
         return url
     }
 
+    /// Refuses a database path that does not exist unless `create` is set, so a command run in the wrong
+    /// folder does not quietly make a new database; `option` is the flag the message suggests.
+    public static func requireDatabase(at path: String, create: Bool, option: String) throws {
+        if !create && !FileManager.default.fileExists(atPath: path) {
+            throw CLIError.usage("No database at \(path); give \(option) PATH, or --create to make a new one there")
+        }
+    }
+
     /// Opens the catalog. A database file that does not exist is refused unless `create` is set; it is then
     /// created empty but for the standard sources (no starter dataset: it is made to import into).
     public func open(create: Bool) throws -> any Catalog {
         switch self {
         case .local(let path):
-            if !FileManager.default.fileExists(atPath: path) && !create {
-                throw CLIError.usage("No database at \(path); give --database PATH, or --create to make a new one there")
-            }
+            try Self.requireDatabase(at: path, create: create, option: "--database")
             do {
                 return try SQLiteStore(path: path, seedStarterData: false)
             } catch {

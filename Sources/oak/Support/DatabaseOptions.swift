@@ -35,11 +35,8 @@ struct ExistingDatabaseOptions: ParsableArguments {
 
     var path: String { location.path }
 
-    func open() throws -> SQLiteStore {
-        if !create && !FileManager.default.fileExists(atPath: path) {
-            FileHandle.standardError.write(Data("error: No database at \(path); give --db PATH, or --create to make a new one there\n".utf8))
-            throw ExitCode(CLIError.usage("").exitCode)
-        }
+    func open() async throws -> SQLiteStore {
+        try await reportingFailures { try Target.requireDatabase(at: path, create: create, option: "--db") }
         if verbose { FileHandle.standardError.write(Data("Using the database \(path)\n".utf8)) }
         return try location.open()
     }
