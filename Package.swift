@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "OakServer", targets: ["OakServer"]),
         .library(name: "OakClient", targets: ["OakClient"]),
         .library(name: "OakSync", targets: ["OakSync"]),
+        .library(name: "OakApp", targets: ["OakApp"]),
+        .library(name: "OakAppUI", targets: ["OakAppUI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -70,6 +72,13 @@ let package = Package(
             ]
         ),
         .target(
+            name: "OakApp",
+            dependencies: ["OakModels", "OakClient", "OakSync"],
+            resources: [.copy("Resources/starter-catalog.json")]
+        ),
+        // SwiftUI views: every file is inside `#if canImport(SwiftUI)`, so this target is empty on Linux.
+        .target(name: "OakAppUI", dependencies: ["OakApp", "OakSync", "OakModels"]),
+        .target(
             name: "OakCLI",
             dependencies: [
                 "OakModels",
@@ -85,6 +94,7 @@ let package = Package(
                 "OakModels",
                 "OakStore",
                 "OakServer",
+                "OakSync",
                 "OakCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -93,7 +103,13 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
-        .target(name: "OakTestSupport"),
+        .target(
+            name: "OakTestSupport",
+            dependencies: [
+                "OakServer", "OakStore", "OakClient", "OakSync", "OakModels",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
         .testTarget(
             name: "OakCLITests",
             dependencies: [
@@ -114,6 +130,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Compatibility/Fixtures")]
+        ),
+        .testTarget(
+            name: "OakAppTests",
+            dependencies: ["OakApp", "OakSync", "OakClient", "OakServer", "OakStore", "OakModels", "OakTestSupport"]
         ),
         .testTarget(
             name: "OakSyncTests",

@@ -152,6 +152,9 @@ TARGETS = {
     "sync_push": [("median_ms", "<=", 500.0, "≤ 500 ms")],
     "cold_start": [("median_ms", "<=", 200.0, "≤ 200 ms")],
     "peak_rss": [("mb", "<=", 64.0, "≤ 64 MB")],
+    "first_sync": [("median_ms", "<=", 500.0, "≤ 500 ms")],
+    "first_sync_peak": [("mb", "<=", 60.0, "≤ 60 MB")],
+    "no_change_sync": [("median_ms", "<=", 3.0, "≤ 3 ms")],
 }
 
 

@@ -12,10 +12,14 @@ public struct Note: Codable, Hashable, Sendable {
     public var updatedAt: Date
     /// The sequence number of the note's latest change on the server.
     public var version: Int64
+    /// The source's data that is not a note field (flowers, hardiness and habitat, whether it is the
+    /// preferred source); read-only through notes, kept so a device holds everything the export has.
+    public var reference: NoteReference
 
     public init(
         id: UUID, scientificName: String, taxonomy: NoteTaxonomy = NoteTaxonomy(), fields: NoteFields = NoteFields(),
-        sourceId: Int = Source.personalObservationID, createdAt: Date, updatedAt: Date, version: Int64 = 0
+        sourceId: Int = Source.personalObservationID, createdAt: Date, updatedAt: Date, version: Int64 = 0,
+        reference: NoteReference = NoteReference()
     ) {
         self.id = id
         self.scientificName = scientificName
@@ -25,10 +29,12 @@ public struct Note: Codable, Hashable, Sendable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.version = version
+        self.reference = reference
     }
 
     enum CodingKeys: String, CodingKey {
         case id, scientificName, taxonomy, fields, sourceId, createdAt, updatedAt, version
+        case flowers, hardinessHabitat, isPreferred
     }
 
     public init(from decoder: any Decoder) throws {
@@ -41,6 +47,10 @@ public struct Note: Codable, Hashable, Sendable {
         createdAt = try container.decodeTimestamp(forKey: .createdAt)
         updatedAt = try container.decodeTimestamp(forKey: .updatedAt)
         version = try container.decodeIfPresent(Int64.self, forKey: .version) ?? 0
+        reference = NoteReference(
+            flowers: try container.decodeIfPresent(String.self, forKey: .flowers),
+            hardinessHabitat: try container.decodeIfPresent(String.self, forKey: .hardinessHabitat),
+            isPreferred: try container.decodeIfPresent(Bool.self, forKey: .isPreferred) ?? false)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -53,10 +63,33 @@ public struct Note: Codable, Hashable, Sendable {
         try container.encode(WireTime.format(createdAt), forKey: .createdAt)
         try container.encode(WireTime.format(updatedAt), forKey: .updatedAt)
         try container.encode(version, forKey: .version)
+        try container.encodeIfPresent(reference.flowers, forKey: .flowers)
+        try container.encodeIfPresent(reference.hardinessHabitat, forKey: .hardinessHabitat)
+        try container.encode(reference.isPreferred, forKey: .isPreferred)
     }
 
     /// The note's HTTP ETag: its version.
     public var etag: String { "\"\(version)\"" }
+}
+
+/// The parts of a species-source row that are not note fields. On the wire they sit beside a note's
+/// `fields` (`flowers` and `hardinessHabitat` left out when absent).
+public struct NoteReference: Codable, Hashable, Sendable {
+    public var flowers: String?
+    public var hardinessHabitat: String?
+    /// Whether this source is the preferred one for the species.
+    public var isPreferred: Bool
+
+    public init(flowers: String? = nil, hardinessHabitat: String? = nil, isPreferred: Bool = false) {
+        self.flowers = flowers
+        self.hardinessHabitat = hardinessHabitat
+        self.isPreferred = isPreferred
+    }
+
+    /// The reference data of a species-source row.
+    public init(_ record: SpeciesSource) {
+        self.init(flowers: record.flowers, hardinessHabitat: record.hardinessHabitat, isPreferred: record.isPreferred)
+    }
 }
 
 /// The species' place in the taxonomy, as a note shows it.
@@ -114,9 +147,13 @@ public struct NoteFields: Codable, Hashable, Sendable {
         self.resources = resources
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
+    /// The fields, in the order the apps show them; their raw values are the notes API's names.
+    public enum CodingKeys: String, CodingKey, CaseIterable, Sendable {
         case commonNames, leaf, acorn, bark, twigs, buds, form, rangeHabitat, fieldNotes, resources
     }
+
+    /// A field's name, as the notes API spells it.
+    public typealias Field = CodingKeys
 
     public init(from decoder: any Decoder) throws {
         self.init()
@@ -130,7 +167,8 @@ public struct NoteFields: Codable, Hashable, Sendable {
         }
     }
 
-    subscript(key: CodingKeys) -> String? {
+    /// One field's text.
+    public subscript(key: Field) -> String? {
         get {
             switch key {
             case .commonNames: commonNames
@@ -169,10 +207,14 @@ public struct NoteFields: Codable, Hashable, Sendable {
             form: record.growthHabit, rangeHabitat: record.range, fieldNotes: record.miscellaneous, resources: record.url)
     }
 
+    /// The local names a `commonNames` text lists: split on commas, trimmed, empty ones dropped.
+    public static func localNames(from commonNames: String?) -> [String] {
+        (commonNames ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+    }
+
     /// Writes the fields into a species-source row's columns (`commonNames` split on commas).
     public func apply(to record: inout SpeciesSource) {
-        record.localNames = (commonNames ?? "").split(separator: ",")
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        record.localNames = Self.localNames(from: commonNames)
         record.leaves = leaf
         record.fruits = acorn
         record.bark = bark

@@ -24,6 +24,9 @@ public enum TaxonLevel: String, Codable, CaseIterable, Sendable {
         }
     }
 
+    /// The level's depth below the genus: subgenus 0 … complex 3.
+    public var depth: Int { TaxonLevel.allCases.firstIndex(of: self) ?? 0 }
+
     /// The level of this level's children, if any.
     public var childLevel: TaxonLevel? {
         TaxonLevel.allCases.first { $0.parentLevel == self }

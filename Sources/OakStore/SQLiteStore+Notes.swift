@@ -82,7 +82,7 @@ extension SQLiteStore: NoteRepository {
             id: record.uuid, scientificName: record.scientificName,
             taxonomy: NoteTaxonomy(subgenus: row["subgenus"], section: row["section"], subsection: row["subsection"], complex: row["complex"]),
             fields: NoteFields(record), sourceId: record.sourceId, createdAt: record.createdAt, updatedAt: record.updatedAt,
-            version: row["version"] ?? 0)
+            version: row["version"] ?? 0, reference: NoteReference(record))
     }
 
     static func fetchNote(_ db: Database, _ id: UUID) throws -> Note? {

@@ -291,6 +291,7 @@ extension SQLiteStore: SyncRepository {
 enum PulledNoteColumn: Int32, CaseIterable {
     case seq, uuid, scientificName, sourceId, localNames, range, growthHabit, leaves, fruits, bark, twigs, buds
     case miscellaneous, url, createdAt, updatedAt, subgenus, section, subsection, complex
+    case flowers, hardinessHabitat, isPreferred
 
     private var expression: String {
         switch self {
@@ -320,8 +321,12 @@ extension JSONOutput {
         Member("fieldNotes", .miscellaneous), Member("form", .growthHabit), Member("leaf", .leaves), Member("rangeHabitat", .range),
         Member("resources", .url), Member("twigs", .twigs),
     ]
+    private static let noteReference: [Member] = [
+        Member("flowers", .flowers, omittedWhenEmpty: true), Member("hardinessHabitat", .hardinessHabitat, omittedWhenEmpty: true),
+    ]
     private static let noteBeforeTaxonomy: [Member] = [
-        Member("id", .uuid, .uuid), Member("scientificName", .scientificName), Member("sourceId", .sourceId, .integer),
+        Member("id", .uuid, .uuid), Member("isPreferred", .isPreferred, .boolean), Member("scientificName", .scientificName),
+        Member("sourceId", .sourceId, .integer),
     ]
     private static let noteTaxonomy: [Member] = [
         Member("complex", .complex), Member("section", .section), Member("subgenus", .subgenus), Member("subsection", .subsection),
@@ -334,7 +339,9 @@ extension JSONOutput {
         try members(Self.noteBeforeFields, columns)
         raw(#","fields":{"#)
         try members(Self.noteFields, columns)
-        raw("},")
+        raw("}")
+        try members(Self.noteReference, columns, after: true)
+        raw(",")
         try members(Self.noteBeforeTaxonomy, columns)
         raw(#","taxonomy":{"#)
         try members(Self.noteTaxonomy, columns)

@@ -12,8 +12,9 @@ public enum NoteSyncStatus: String, Codable, Sendable {
     case pendingDelete
 }
 
-/// A note as the device holds it: the server's fields plus local sync state.
-public struct LocalNote: Codable, Hashable, Sendable, FetchableRecord, PersistableRecord {
+/// A note as the device holds it: the server's fields plus local sync state. Each field is a column of
+/// the device's `notes` table (named as the notes API names it), so writing one encodes no JSON.
+public struct LocalNote: Hashable, Sendable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "notes"
 
     public var id: UUID
@@ -21,6 +22,8 @@ public struct LocalNote: Codable, Hashable, Sendable, FetchableRecord, Persistab
     public var sourceId: Int
     public var taxonomy: NoteTaxonomy
     public var fields: NoteFields
+    /// The source's data that is not a note field (reference notes from other sources have it).
+    public var reference: NoteReference
     public var createdAt: Date
     /// When the note was last written, locally or on the server (millisecond precision).
     public var updatedAt: Date
@@ -33,7 +36,8 @@ public struct LocalNote: Codable, Hashable, Sendable, FetchableRecord, Persistab
     public var lastError: OakError?
 
     enum CodingKeys: String, CodingKey, ColumnExpression {
-        case id, scientificName = "scientific_name", sourceId = "source_id", taxonomy, fields
+        case id, scientificName = "scientific_name", sourceId = "source_id"
+        case subgenus, section, subsection, complex, flowers, hardinessHabitat = "hardiness_habitat", isPreferred = "is_preferred"
         case createdAt = "created_at", updatedAt = "updated_at", serverVersion = "server_version"
         case localVersion = "local_version", syncStatus = "sync_status", lastError = "last_error"
     }
@@ -45,12 +49,63 @@ public struct LocalNote: Codable, Hashable, Sendable, FetchableRecord, Persistab
         sourceId = note.sourceId
         taxonomy = note.taxonomy
         fields = note.fields
+        reference = note.reference
         createdAt = note.createdAt
         updatedAt = note.updatedAt
         serverVersion = note.version
         localVersion = 0
         syncStatus = .synced
         lastError = nil
+    }
+
+    public init(row: Row) throws {
+        id = row[CodingKeys.id]
+        scientificName = row[CodingKeys.scientificName]
+        sourceId = row[CodingKeys.sourceId]
+        taxonomy = NoteTaxonomy(
+            subgenus: row[CodingKeys.subgenus], section: row[CodingKeys.section], subsection: row[CodingKeys.subsection],
+            complex: row[CodingKeys.complex])
+        fields = NoteFields()
+        for field in NoteFields.Field.allCases {
+            fields[field] = row[field.rawValue]
+        }
+        reference = NoteReference(
+            flowers: row[CodingKeys.flowers], hardinessHabitat: row[CodingKeys.hardinessHabitat], isPreferred: row[CodingKeys.isPreferred])
+        createdAt = row[CodingKeys.createdAt]
+        updatedAt = row[CodingKeys.updatedAt]
+        serverVersion = row[CodingKeys.serverVersion]
+        localVersion = row[CodingKeys.localVersion]
+        syncStatus = NoteSyncStatus(rawValue: row[CodingKeys.syncStatus]) ?? .pendingUpload
+        lastError = (row[CodingKeys.lastError] as String?).flatMap { try? JSONDecoder().decode(OakError.self, from: Data($0.utf8)) }
+    }
+
+    public func encode(to container: inout PersistenceContainer) throws {
+        container[CodingKeys.id] = id
+        container[CodingKeys.scientificName] = scientificName
+        container[CodingKeys.sourceId] = sourceId
+        container[CodingKeys.subgenus] = taxonomy.subgenus
+        container[CodingKeys.section] = taxonomy.section
+        container[CodingKeys.subsection] = taxonomy.subsection
+        container[CodingKeys.complex] = taxonomy.complex
+        for field in NoteFields.Field.allCases {
+            container[field.rawValue] = fields[field]
+        }
+        container[CodingKeys.flowers] = reference.flowers
+        container[CodingKeys.hardinessHabitat] = reference.hardinessHabitat
+        container[CodingKeys.isPreferred] = reference.isPreferred
+        container[CodingKeys.createdAt] = createdAt
+        container[CodingKeys.updatedAt] = updatedAt
+        container[CodingKeys.serverVersion] = serverVersion
+        container[CodingKeys.localVersion] = localVersion
+        container[CodingKeys.syncStatus] = syncStatus.rawValue
+        container[CodingKeys.lastError] = try lastError.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+    }
+
+    /// The note as the notes API shows it (its version is the server's).
+    public var note: Note {
+        Note(
+            id: id, scientificName: scientificName, taxonomy: taxonomy, fields: fields, sourceId: sourceId, createdAt: createdAt,
+            updatedAt: updatedAt, version: serverVersion, reference: reference)
     }
 
     /// Whether the server rejected this note's pending change.

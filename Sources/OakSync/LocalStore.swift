@@ -2,17 +2,32 @@ import Foundation
 import GRDB
 import OakModels
 
-/// The device's database file: the compendium cache, the notes with their sync state, and the sync cursor.
+/// The device's database: the compendium cache, the notes with their sync state, catalog records
+/// created offline, and the sync cursor. A file on a device; in memory for tests and previews.
 public final class LocalStore: Sendable {
     let writer: any DatabaseWriter
-    /// The database file.
-    public let path: String
+    /// The database file; nil for an in-memory store.
+    public let path: String?
+    /// The typed catalog, decoded once after each change of the catalog table instead of on every read.
+    let catalogCache: CatalogCache
+    private let writes = Broadcaster<Void>()
 
     /// Opens (creating and migrating if needed) the database at `path`.
-    public init(path: String) throws {
+    public convenience init(path: String) throws {
+        try self.init(writer: try DatabasePool(path: path), path: path)
+    }
+
+    /// A store that lives in memory only, for tests and previews.
+    public static func inMemory() throws -> LocalStore {
+        try LocalStore(writer: try DatabaseQueue(), path: nil)
+    }
+
+    private init(writer: any DatabaseWriter, path: String?) throws {
+        self.writer = writer
         self.path = path
-        writer = try DatabasePool(path: path)
+        catalogCache = CatalogCache()
         try Self.migrator.migrate(writer)
+        writer.add(transactionObserver: catalogCache, extent: .databaseLifetime)
     }
 
     private static var migrator: DatabaseMigrator {
@@ -44,48 +59,163 @@ public final class LocalStore: Sendable {
                     CREATE TABLE sync_state (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
                     """)
         }
+        migrator.registerMigration("v2: note columns, pending catalog records") { db in
+            let fieldColumns = NoteFields.Field.allCases.map { "\($0.rawValue) TEXT" }.joined(separator: ", ")
+            let fieldCopies = NoteFields.Field.allCases.map { "json_extract(fields, '$.\($0.rawValue)')" }.joined(separator: ", ")
+            let fieldNames = NoteFields.Field.allCases.map(\.rawValue).joined(separator: ", ")
+            try db.execute(
+                sql: """
+                    CREATE TABLE notes_v2 (
+                        id BLOB PRIMARY KEY NOT NULL,
+                        scientific_name TEXT NOT NULL,
+                        source_id INTEGER NOT NULL,
+                        subgenus TEXT, section TEXT, subsection TEXT, complex TEXT,
+                        \(fieldColumns),
+                        flowers TEXT, hardiness_habitat TEXT, is_preferred INTEGER NOT NULL DEFAULT 0,
+                        created_at TEXT NOT NULL,
+                        updated_at TEXT NOT NULL,
+                        server_version INTEGER NOT NULL,
+                        local_version INTEGER NOT NULL,
+                        sync_status TEXT NOT NULL,
+                        last_error TEXT
+                    );
+                    INSERT INTO notes_v2(id, scientific_name, source_id, subgenus, section, subsection, complex, \(fieldNames),
+                        created_at, updated_at, server_version, local_version, sync_status, last_error)
+                    SELECT id, scientific_name, source_id, json_extract(taxonomy, '$.subgenus'), json_extract(taxonomy, '$.section'),
+                        json_extract(taxonomy, '$.subsection'), json_extract(taxonomy, '$.complex'), \(fieldCopies),
+                        created_at, updated_at, server_version, local_version, sync_status, last_error
+                    FROM notes;
+                    DROP TABLE notes;
+                    ALTER TABLE notes_v2 RENAME TO notes;
+                    CREATE UNIQUE INDEX notes_species_source ON notes(scientific_name, source_id);
+                    -- What waits to be pushed, in push order, without reading the synced notes.
+                    CREATE INDEX notes_pushable ON notes(updated_at) WHERE sync_status != 'synced' AND last_error IS NULL;
+                    CREATE INDEX notes_unsynced ON notes(sync_status) WHERE sync_status != 'synced';
+                    ALTER TABLE catalog ADD COLUMN sync_status TEXT NOT NULL DEFAULT 'synced';
+                    ALTER TABLE catalog ADD COLUMN last_error TEXT;
+                    -- Cached notes lack the reference fields (flowers, hardiness, preferred): the next sync pulls everything again.
+                    DELETE FROM sync_state WHERE key = 'cursor';
+                    """)
+        }
         return migrator
     }
 
     // MARK: Compendium cache
 
-    /// A cached species, if the first sync brought it.
+    /// The catalog as it is now: species, taxa and sources, typed.
+    public func catalog() async throws -> CatalogSnapshot {
+        if let cached = catalogCache.current { return cached }
+        let generation = catalogCache.generation
+        let snapshot = try await writer.read { db in try CatalogSnapshot.load(db) }
+        catalogCache.store(snapshot, ifStill: generation)
+        return snapshot
+    }
+
+    /// The catalog now and after every change (a pull, a record created offline, the starter import).
+    public func observeCatalog() -> AsyncStream<CatalogSnapshot> {
+        let observation = ValueObservation.tracking { db in try CatalogSnapshot.load(db) }.removeDuplicates()
+        return Self.stream(of: observation, in: writer, label: "oak.catalog.observe")
+    }
+
+    /// A cached species, if the catalog has it.
     public func species(named name: String) async throws -> Species? {
-        try await writer.read { db in try Self.record(db, .species, key: Species.normalizedName(name)) }
+        try await catalog().species(named: name)
     }
 
     /// Every cached species, by name.
     public func allSpecies() async throws -> [Species] {
-        try await writer.read { db in try Self.records(db, .species) }
+        try await catalog().species
     }
 
     /// Every cached taxon.
     public func taxa() async throws -> [Taxon] {
-        try await writer.read { db in try Self.records(db, .taxa) }
+        try await catalog().taxa
     }
 
     /// Every cached source.
     public func sources() async throws -> [Source] {
-        try await writer.read { db in try Self.records(db, .sources) }
+        try await catalog().sources
     }
 
     /// The species' data from every source, as notes (personal observations included).
     public func sourceData(of name: String) async throws -> [LocalNote] {
-        try await writer.read { db in
-            try LocalNote.filter(LocalNote.CodingKeys.scientificName == Species.normalizedName(name))
-                .filter(LocalNote.CodingKeys.syncStatus != NoteSyncStatus.pendingDelete.rawValue)
-                .order(LocalNote.CodingKeys.sourceId).fetchAll(db)
+        try await writer.read { db in try Self.sourceDataRequest(name).fetchAll(db) }
+    }
+
+    private static func sourceDataRequest(_ name: String) -> QueryInterfaceRequest<LocalNote> {
+        LocalNote.filter(LocalNote.CodingKeys.scientificName == Species.normalizedName(name))
+            .filter(LocalNote.CodingKeys.syncStatus != NoteSyncStatus.pendingDelete.rawValue)
+            .order(LocalNote.CodingKeys.sourceId)
+    }
+
+    /// The same list as `sourceData(of:)`, sent again whenever it changes.
+    public func observeSourceData(of name: String) -> AsyncStream<[LocalNote]> {
+        let observation = ValueObservation.tracking { db in try Self.sourceDataRequest(name).fetchAll(db) }.removeDuplicates()
+        return Self.stream(of: observation, in: writer, label: "oak.sourcedata.observe")
+    }
+
+    /// Species matching `query` offline, ranked as the server's search ranks them (see `SpeciesSearch`).
+    public func searchSpecies(_ query: String, limit: Int = 50) async throws -> [Species] {
+        let catalog = try await catalog()
+        let localNames = try await writer.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT scientific_name, commonNames FROM notes WHERE commonNames IS NOT NULL AND sync_status != 'pendingDelete'")
+        }
+        var names: [String: [String]] = [:]
+        for row in localNames {
+            names[row[0], default: []] += NoteFields.localNames(from: row[1])
+        }
+        return SpeciesSearch(query: query).rank(catalog.species, localNames: { names[$0.scientificName] ?? [] }, limit: limit)
+    }
+
+    /// The values of an observation as a stream that keeps only the newest unread one.
+    static func stream<Reducer: ValueReducer>(of observation: ValueObservation<Reducer>, in writer: any DatabaseWriter, label: String)
+        -> AsyncStream<Reducer.Value> where Reducer.Value: Sendable
+    {
+        AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+            let cancellable = observation.start(
+                in: writer, scheduling: .async(onQueue: DispatchQueue(label: label)),
+                onError: { _ in continuation.finish() }, onChange: { continuation.yield($0) })
+            continuation.onTermination = { _ in cancellable.cancel() }
         }
     }
 
-    static func record<Record: Decodable>(_ db: Database, _ entity: SyncEntity, key: String) throws -> Record? {
-        let json = try String.fetchOne(db, sql: "SELECT record FROM catalog WHERE entity = ? AND key = ?", arguments: [entity.rawValue, key])
-        return try json.map { try JSONDecoder().decode(Record.self, from: Data($0.utf8)) }
+    /// Tells the engine's debounced trigger that a repository wrote something to push.
+    func localWriteHappened() {
+        writes.yield(())
     }
 
-    static func records<Record: Decodable>(_ db: Database, _ entity: SyncEntity) throws -> [Record] {
-        try String.fetchAll(db, sql: "SELECT record FROM catalog WHERE entity = ? ORDER BY key", arguments: [entity.rawValue])
-            .map { try JSONDecoder().decode(Record.self, from: Data($0.utf8)) }
+    /// Sends a value after every local write of a repository.
+    func localWrites() -> AsyncStream<Void> {
+        writes.stream()
+    }
+
+    /// How many notes the device holds, from every source.
+    public func noteCount() async throws -> Int {
+        try await writer.read { db in try LocalNote.fetchCount(db) }
+    }
+
+    /// How many changes wait to be pushed: notes and catalog records (rejected ones included).
+    public func pendingChangeCount() async throws -> Int {
+        try await writer.read { db in
+            try Int.fetchOne(
+                db,
+                sql: "SELECT (SELECT COUNT(*) FROM notes WHERE sync_status != 'synced') + (SELECT COUNT(*) FROM catalog WHERE sync_status != 'synced')"
+            ) ?? 0
+        }
+    }
+
+    /// Forgets every change not yet synced (a sign-out the user confirmed): pending notes and catalog
+    /// records are deleted, and the next sync pulls everything again to restore the server's copies.
+    public func discardUnsyncedChanges() async throws {
+        try await writer.write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM notes WHERE sync_status != 'synced';
+                    DELETE FROM catalog WHERE sync_status != 'synced';
+                    DELETE FROM sync_state WHERE key = 'cursor';
+                    """)
+        }
     }
 
     // MARK: Sync state
@@ -96,27 +226,72 @@ public final class LocalStore: Sendable {
     }
 
     static func cursor(_ db: Database) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'cursor'")
+        try value(db, "cursor")
     }
 
     /// When a sync last completed; nil if none has.
     public func lastSuccessfulSync() async throws -> Date? {
-        try await writer.read { db in
-            try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'last_sync'").flatMap(WireTime.parse)
-        }
+        try await writer.read { db in try Self.value(db, "last_sync").flatMap(WireTime.parse) }
     }
 
     func recordSuccessfulSync(at time: Date) async throws {
-        try await writer.write { db in
-            try db.execute(
-                sql: "INSERT INTO sync_state(key, value) VALUES ('last_sync', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                arguments: [WireTime.format(time)])
-        }
+        try await writer.write { db in try Self.setValue(db, "last_sync", WireTime.format(time)) }
     }
 
     static func saveCursor(_ db: Database, _ cursor: String) throws {
+        try setValue(db, "cursor", cursor)
+    }
+
+    static func value(_ db: Database, _ key: String) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = ?", arguments: [key])
+    }
+
+    static func setValue(_ db: Database, _ key: String, _ value: String) throws {
         try db.execute(
-            sql: "INSERT INTO sync_state(key, value) VALUES ('cursor', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            arguments: [cursor])
+            sql: "INSERT INTO sync_state(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            arguments: [key, value])
+    }
+
+    /// Folds the write-ahead log into the database file (after a snapshot, which writes a lot at once).
+    func checkpoint() async throws {
+        guard path != nil else { return }
+        _ = try await writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+    }
+}
+
+/// The decoded catalog, dropped whenever a transaction that changed the catalog table commits.
+final class CatalogCache: TransactionObserver, @unchecked Sendable {
+    private let lock = NSLock()
+    private var snapshot: CatalogSnapshot?
+    private var changes = 0
+    private var touched = false
+
+    var current: CatalogSnapshot? { lock.withLock { snapshot } }
+    var generation: Int { lock.withLock { changes } }
+
+    /// Keeps a snapshot read at `generation` unless the catalog changed since.
+    func store(_ value: CatalogSnapshot, ifStill generation: Int) {
+        lock.withLock { if changes == generation { snapshot = value } }
+    }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+        eventKind.tableName == "catalog"
+    }
+
+    func databaseDidChange(with event: DatabaseEvent) {
+        touched = true
+    }
+
+    func databaseDidCommit(_ db: Database) {
+        guard touched else { return }
+        touched = false
+        lock.withLock {
+            changes += 1
+            snapshot = nil
+        }
+    }
+
+    func databaseDidRollback(_ db: Database) {
+        touched = false
     }
 }

@@ -7,7 +7,6 @@ import OakModels
 public final class NotesRepository: Sendable {
     public let store: LocalStore
     private let clock: @Sendable () -> Date
-    private let writes = Broadcaster<Void>()
 
     /// `clock` stamps local writes (last write wins compares these stamps).
     public init(store: LocalStore, clock: @escaping @Sendable () -> Date = { Date() }) {
@@ -20,17 +19,16 @@ public final class NotesRepository: Sendable {
         try await store.writer.read { db in try Self.visible(species: species, sourceId: sourceId).fetchAll(db) }
     }
 
-    /// The same list as `notes`, sent again whenever it changes (local writes and sync alike).
-    public func observe(species: String? = nil, sourceId: Int = Source.personalObservationID) -> AsyncStream<[LocalNote]> {
-        let observation = ValueObservation.tracking { db in try Self.visible(species: species, sourceId: sourceId).fetchAll(db) }
-            .removeDuplicates()
-        let writer = store.writer
-        return AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
-            let cancellable = observation.start(
-                in: writer, scheduling: .async(onQueue: DispatchQueue(label: "oak.notes.observe")),
-                onError: { _ in continuation.finish() }, onChange: { continuation.yield($0) })
-            continuation.onTermination = { _ in cancellable.cancel() }
+    /// The same list as `notes`, sent again whenever it changes (local writes and sync alike). With
+    /// `includingDeleted`, notes deleted here whose delete waits to be pushed are in it too.
+    public func observe(species: String? = nil, sourceId: Int = Source.personalObservationID, includingDeleted: Bool = false)
+        -> AsyncStream<[LocalNote]>
+    {
+        let observation = ValueObservation.tracking { db in
+            try Self.visible(species: species, sourceId: sourceId, includingDeleted: includingDeleted).fetchAll(db)
         }
+            .removeDuplicates()
+        return LocalStore.stream(of: observation, in: store.writer, label: "oak.notes.observe")
     }
 
     /// A note by id; nil if it does not exist or is deleted.
@@ -53,7 +51,7 @@ public final class NotesRepository: Sendable {
         let name = Species.normalizedName(scientificName)
         let now = WireTime.milliseconds(clock())
         let note = try await store.writer.write { db in
-            let taxonomy = try (LocalStore.record(db, .species, key: name) as Species?).map {
+            let taxonomy = try (LocalStore.record(db, .species(name)) as Species?).map {
                 NoteTaxonomy(subgenus: $0.subgenus, section: $0.section, subsection: $0.subsection, complex: $0.complex)
             }
             let existing = try LocalNote.filter(LocalNote.CodingKeys.scientificName == name && LocalNote.CodingKeys.sourceId == sourceId).fetchOne(db)
@@ -73,7 +71,7 @@ public final class NotesRepository: Sendable {
             try Self.markPending(db, &note, .pendingUpload, at: now)
             return note
         }
-        writes.yield(())
+        store.localWriteHappened()
         return note
     }
 
@@ -101,18 +99,13 @@ public final class NotesRepository: Sendable {
             try Self.markPending(db, &note, status, at: now)
             return note
         }
-        writes.yield(())
+        store.localWriteHappened()
         return note
     }
 
-    /// Sends a value after every local write (the engine's debounced trigger listens here).
-    func localWrites() -> AsyncStream<Void> {
-        writes.stream()
-    }
-
-    private static func visible(species: String?, sourceId: Int) -> QueryInterfaceRequest<LocalNote> {
+    private static func visible(species: String?, sourceId: Int, includingDeleted: Bool = false) -> QueryInterfaceRequest<LocalNote> {
         var request = LocalNote.filter(LocalNote.CodingKeys.sourceId == sourceId)
-            .filter(LocalNote.CodingKeys.syncStatus != NoteSyncStatus.pendingDelete.rawValue)
+        if !includingDeleted { request = request.filter(LocalNote.CodingKeys.syncStatus != NoteSyncStatus.pendingDelete.rawValue) }
         if let species { request = request.filter(LocalNote.CodingKeys.scientificName == Species.normalizedName(species)) }
         return request.order(LocalNote.CodingKeys.scientificName)
     }

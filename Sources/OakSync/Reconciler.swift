@@ -7,20 +7,19 @@ import OakModels
 struct Reconciler: Sendable {
     let store: LocalStore
 
-    /// Ids of the notes with a change to push: pending and not rejected (a rejected one waits for an edit).
+    /// Ids of the notes with a change to push: pending, not rejected (a rejected one waits for an edit), and
+    /// not on a source created here that the server has not numbered yet.
     func pushableIDs() async throws -> [UUID] {
         try await store.writer.read { db in
-            try LocalNote.select(LocalNote.CodingKeys.id, as: UUID.self)
-                .filter(LocalNote.CodingKeys.syncStatus != NoteSyncStatus.synced.rawValue)
-                .filter(LocalNote.CodingKeys.lastError == nil)
-                .order(LocalNote.CodingKeys.updatedAt).fetchAll(db)
+            try UUID.fetchAll(
+                db, sql: "SELECT id FROM notes INDEXED BY notes_pushable WHERE sync_status != 'synced' AND last_error IS NULL AND source_id > 0 ORDER BY updated_at")
         }
     }
 
     /// The current state of those notes that are still pushable.
     func pushable(_ ids: [UUID]) async throws -> [LocalNote] {
         try await store.writer.read { db in
-            try LocalNote.fetchAll(db, keys: ids).filter { $0.syncStatus != .synced && $0.lastError == nil }
+            try LocalNote.fetchAll(db, keys: ids).filter { $0.syncStatus != .synced && $0.lastError == nil && $0.sourceId > 0 }
         }
     }
 
@@ -74,20 +73,29 @@ struct Reconciler: Sendable {
         }
     }
 
-    /// Replaces the cache with a full snapshot (every page of a pull without cursor) and saves the cursor,
-    /// in one transaction. Synced notes and cached records the snapshot lacks are gone on the server;
-    /// pending notes stay for the next push to settle, and so do the local copies of records `setAside`.
-    func applySnapshot(_ changes: [SyncChange], setAside: [SetAsideChange], cursor: String) async throws {
+    /// Applies one page of a full snapshot (every page of a pull without cursor), in one transaction, and
+    /// returns the keys it held. `finishSnapshot` then removes what no page held.
+    func applySnapshotPage(_ changes: [SyncChange]) async throws -> Set<String> {
         try await store.writer.write { db in
             try Self.apply(db, changes)
-            let present = changes.map { ($0.entity.rawValue, $0.key) } + setAside.map { ($0.entity, $0.key) }
-            let noteIDs = Set(present.filter { $0.0 == SyncEntity.notes.rawValue }.compactMap { UUID(uuidString: $0.1) })
-            for note in try LocalNote.filter(LocalNote.CodingKeys.syncStatus == NoteSyncStatus.synced.rawValue).fetchAll(db)
-            where !noteIDs.contains(note.id) {
-                try note.delete(db)
+            return Set(changes.map { "\($0.entity.rawValue)/\($0.key)" })
+        }
+    }
+
+    /// Ends a snapshot: synced notes and catalog records no page held (`seen`) are gone on the server;
+    /// pending ones stay for the next push to settle, and so do the local copies of records `setAside`.
+    /// Saves the cursor, in one transaction.
+    func finishSnapshot(seen: Set<String>, setAside: [SetAsideChange], cursor: String) async throws {
+        let present = seen.union(setAside.map { "\($0.entity)/\($0.key)" })
+        try await store.writer.write { db in
+            var gone: [UUID] = []
+            let synced = try UUID.fetchCursor(db, sql: "SELECT id FROM notes WHERE sync_status = 'synced'")
+            while let id = try synced.next() {
+                if !present.contains("notes/\(id.uuidString.lowercased())") { gone.append(id) }
             }
-            let catalogKeys = Set(present.filter { $0.0 != SyncEntity.notes.rawValue }.map { "\($0.0)/\($0.1)" })
-            for row in try Row.fetchAll(db, sql: "SELECT entity, key FROM catalog") where !catalogKeys.contains("\(row["entity"] as String)/\(row["key"] as String)") {
+            _ = try LocalNote.deleteAll(db, keys: gone)
+            for row in try Row.fetchAll(db, sql: "SELECT entity, key FROM catalog WHERE sync_status = 'synced'")
+            where !present.contains("\(row["entity"] as String)/\(row["key"] as String)") {
                 try db.execute(sql: "DELETE FROM catalog WHERE entity = ? AND key = ?", arguments: [row["entity"], row["key"]])
             }
             try LocalStore.saveCursor(db, cursor)
@@ -95,42 +103,55 @@ struct Reconciler: Sendable {
     }
 
     private static func apply(_ db: Database, _ changes: [SyncChange]) throws {
+        // Every note's identity in memory, read once when the changes hold notes, instead of a lookup per note.
+        let index = changes.contains { $0.entity == .notes && $0.op == .upsert } ? try NoteIndex(db) : NoteIndex()
+        let encoder = JSONEncoder()
         for change in changes {
             switch (change.record, change.op) {
             case (.note(let note)?, .upsert):
-                try applyServerNote(db, note)
+                try applyServerNote(db, note, index)
             case (_, .delete) where change.entity == .notes:
                 guard let id = UUID(uuidString: change.key), let note = try LocalNote.fetchOne(db, key: id) else { continue }
                 // A pending upload stays: the push lets the server weigh it against the delete.
                 if note.syncStatus != .pendingUpload { try note.delete(db) }
             case (let record?, .upsert):
-                let json = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
-                try db.execute(
-                    sql: "INSERT INTO catalog(entity, key, record) VALUES (?, ?, ?) ON CONFLICT(entity, key) DO UPDATE SET record = excluded.record",
-                    arguments: [change.entity.rawValue, change.key, json])
+                // A source edited here keeps its edit until the push; a species created here is the server's now.
+                let state = try String.fetchOne(
+                    db, sql: "SELECT sync_status FROM catalog WHERE entity = ? AND key = ?", arguments: [change.entity.rawValue, change.key])
+                if change.entity == .sources, let state, state != NoteSyncStatus.synced.rawValue { continue }
+                try LocalStore.saveRecord(db, entity: change.entity, key: change.key, json: try encoder.encode(record), status: .synced)
             default:
-                try db.execute(sql: "DELETE FROM catalog WHERE entity = ? AND key = ?", arguments: [change.entity.rawValue, change.key])
+                try db.execute(
+                    sql: "DELETE FROM catalog WHERE entity = ? AND key = ? AND sync_status = 'synced'",
+                    arguments: [change.entity.rawValue, change.key])
             }
         }
     }
 
-    /// Takes a pulled note into the cache.
-    private static func applyServerNote(_ db: Database, _ server: Note) throws {
-        if let local = try LocalNote.fetchOne(db, key: server.id) {
+    /// Takes a pulled note into the cache. A note the device does not hold under its id or its species
+    /// and source (every note of a first sync) is written straight away, with no read.
+    private static func applyServerNote(_ db: Database, _ server: Note, _ index: NoteIndex) throws {
+        if let local = index.notes[server.id] {
             guard server.version >= local.serverVersion else { return }
-            try merge(db, server, into: local)
-        } else if let twin = try LocalNote.filter(
-            LocalNote.CodingKeys.scientificName == server.scientificName && LocalNote.CodingKeys.sourceId == server.sourceId
-        ).fetchOne(db) {
+            if local.synced {
+                try LocalNote(server: server).write(db, replacing: true)
+            } else if let note = try LocalNote.fetchOne(db, key: server.id) {
+                try merge(db, server, into: note)
+            }
+        } else if index.keys.contains(NoteIndex.Key(name: server.scientificName, sourceId: server.sourceId)),
+            let twin = try LocalNote.filter(
+                LocalNote.CodingKeys.scientificName == server.scientificName && LocalNote.CodingKeys.sourceId == server.sourceId
+            ).fetchOne(db)
+        {
             // Another device created the note for this species and source: the server's id is the note's.
             if twin.syncStatus == .pendingUpload {
                 try replace(db, twin, with: server)
             } else {
                 try twin.delete(db)
-                try LocalNote(server: server).insert(db)
+                try LocalNote(server: server).write(db, replacing: false)
             }
         } else {
-            try LocalNote(server: server).insert(db)
+            try LocalNote(server: server).write(db, replacing: false)
         }
     }
 
@@ -156,5 +177,38 @@ struct Reconciler: Sendable {
             note.syncStatus = .pendingUpload
         }
         try note.save(db)
+    }
+}
+
+/// The identity and sync state of every local note, read in one query.
+struct NoteIndex {
+    struct Key: Hashable {
+        let name: String
+        let sourceId: Int
+    }
+
+    struct Entry {
+        let serverVersion: Int64
+        let synced: Bool
+    }
+
+    private(set) var notes: [UUID: Entry] = [:]
+    private(set) var keys: Set<Key> = []
+
+    init() {}
+
+    init(_ db: Database) throws {
+        let rows = try Row.fetchCursor(db, sql: "SELECT id, scientific_name, source_id, server_version, sync_status FROM notes")
+        while let row = try rows.next() {
+            notes[row[0]] = Entry(serverVersion: row[3], synced: (row[4] as String) == NoteSyncStatus.synced.rawValue)
+            keys.insert(Key(name: row[1], sourceId: row[2]))
+        }
+    }
+}
+
+extension LocalNote {
+    /// Inserts the note, or replaces the row with its id.
+    func write(_ db: Database, replacing: Bool) throws {
+        try insert(db, onConflict: replacing ? .replace : .abort)
     }
 }

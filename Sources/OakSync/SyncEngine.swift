@@ -43,6 +43,7 @@ public actor SyncEngine {
     private let configuration: SyncConfiguration
     private let sleeper: any Sleeper
     private let reconciler: Reconciler
+    private let catalogPusher: CatalogPusher
     private let logger: Logger
     /// Changes set aside during the sync in progress.
     private var setAside: [SetAsideChange] = []
@@ -69,6 +70,7 @@ public actor SyncEngine {
         self.configuration = configuration
         self.sleeper = sleeper
         reconciler = Reconciler(store: repository.store)
+        catalogPusher = CatalogPusher(store: repository.store)
     }
 
     /// The status now and after every change, for the app's sync indicator.
@@ -80,7 +82,7 @@ public actor SyncEngine {
     public func start() {
         guard triggers.isEmpty else { return }
         let connectivityChanges = connectivity.changes()
-        let writes = repository.localWrites()
+        let writes = repository.store.localWrites()
         let (sleeper, period) = (sleeper, configuration.period)
         triggers = [
             Task { [weak self] in
@@ -141,7 +143,7 @@ public actor SyncEngine {
     }
 
     private func localWriteHappened() async {
-        status.pendingCount = (try? await repository.pendingCount()) ?? status.pendingCount
+        status.pendingCount = (try? await repository.store.pendingChangeCount()) ?? status.pendingCount
         debounced?.cancel()
         let (sleeper, delay) = (sleeper, configuration.debounce)
         debounced = Task { [weak self] in
@@ -155,7 +157,7 @@ public actor SyncEngine {
     private func runCycle() async {
         guard await connectivity.isOnline else {
             status.state = .offline
-            status.pendingCount = (try? await repository.pendingCount()) ?? status.pendingCount
+            status.pendingCount = (try? await repository.store.pendingChangeCount()) ?? status.pendingCount
             return
         }
         status.state = .syncing
@@ -169,18 +171,20 @@ public actor SyncEngine {
             let finished = Date()
             try await repository.store.recordSuccessfulSync(at: finished)
             status = SyncStatus(
-                state: .idle, pendingCount: try await repository.pendingCount(), lastSuccessfulSync: finished, setAside: setAside)
+                state: .idle, pendingCount: try await repository.store.pendingChangeCount(), lastSuccessfulSync: finished, setAside: setAside)
         } catch {
             let offline = !(await connectivity.isOnline)
             status.state = offline ? .offline : .error
             status.lastError = String(describing: error)
-            status.pendingCount = (try? await repository.pendingCount()) ?? status.pendingCount
+            status.pendingCount = (try? await repository.store.pendingChangeCount()) ?? status.pendingCount
             status.setAside = setAside
         }
     }
 
-    /// Pushes every pushable note in batches, each read afresh just before it is sent.
+    /// Pushes the catalog records created here, then every pushable note in batches, each read afresh
+    /// just before it is sent.
     private func push() async throws {
+        try await catalogPusher.push(client, retry: configuration.retry, sleeper: sleeper)
         let ids = try await reconciler.pushableIDs()
         for start in stride(from: 0, to: ids.count, by: configuration.pushBatchSize) {
             let batch = try await reconciler.pushable(Array(ids[start..<min(start + configuration.pushBatchSize, ids.count)]))
@@ -212,20 +216,22 @@ public actor SyncEngine {
         }
     }
 
-    /// Pulls everything and replaces the cache with it in one transaction.
+    /// Pulls everything, applying each page as it arrives (one page in memory at a time), then removes
+    /// what no page held, saves the cursor, and folds the write-ahead log back into the database file.
     private func pullSnapshot() async throws {
-        var changes: [SyncChange] = []
+        var seen: Set<String> = []
         var unreadable: [SetAsideChange] = []
         var since: String?
         while true {
             let page = try await fetchPage(since: since, limit: configuration.snapshotPageSize)
-            changes += page.changes
+            seen.formUnion(try await reconciler.applySnapshotPage(page.changes))
             unreadable += page.setAside
             since = page.cursor
             if !page.hasMore { break }
         }
         note(unreadable)
-        try await reconciler.applySnapshot(changes, setAside: unreadable, cursor: since ?? "0")
+        try await reconciler.finishSnapshot(seen: seen, setAside: unreadable, cursor: since ?? "0")
+        try await repository.store.checkpoint()
     }
 
     /// Records and logs pulled changes that could not be read; the rest of their pages is applied.

@@ -1,5 +1,6 @@
 import Foundation
 import OakSync
+import OakTestSupport
 import Testing
 
 @Suite("Credential store")

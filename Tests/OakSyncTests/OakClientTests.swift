@@ -1,6 +1,7 @@
 import Foundation
 import OakClient
 import OakModels
+import OakTestSupport
 import Testing
 
 @Suite("OakClient against a live server")

@@ -2,6 +2,7 @@ import Foundation
 import OakClient
 import OakModels
 import OakSync
+import OakTestSupport
 import Testing
 
 /// A sleeper that reports each call and returns only when the test releases it.

@@ -3,6 +3,7 @@ import GRDB
 import OakClient
 import OakModels
 import OakSync
+import OakTestSupport
 import Testing
 
 /// Passes requests to a real transport and, in pull pages, replaces the record of the change with key

@@ -1,4 +1,5 @@
 import Foundation
+import OakTestSupport
 import Testing
 
 @testable import OakClient

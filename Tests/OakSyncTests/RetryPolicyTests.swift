@@ -1,4 +1,5 @@
 import OakSync
+import OakTestSupport
 import Testing
 
 @Suite("Retry policy")

@@ -2,6 +2,7 @@ import Foundation
 import OakClient
 import OakModels
 import OakSync
+import OakTestSupport
 import Testing
 
 @Suite("OakSync scenarios against a live server", .timeLimit(.minutes(1)))

@@ -2,6 +2,7 @@ import Foundation
 import OakClient
 import OakModels
 import OakSync
+import OakTestSupport
 import Testing
 
 /// The engine's automatic triggers, with the test sleeper (durations scaled down 1000 times).

@@ -6,88 +6,8 @@ import OakModels
 import OakServer
 import OakStore
 import OakSync
+import OakTestSupport
 import Testing
-
-/// A real server on a loopback port, on a fresh database file.
-struct LiveServer: Sendable {
-    static let ownerKey = "sync-test-owner-key-0123456789"
-    let store: SQLiteStore
-    let baseURL: URL
-
-    /// Runs `body` while the server listens.
-    static func run<Value: Sendable>(_ body: @Sendable (LiveServer) async throws -> Value) async throws -> Value {
-        let directory = temporaryDirectory("oak-server")
-        let store = try SQLiteStore(path: directory.appendingPathComponent("server.db").path)
-        // Rate limiting off: three busy devices share one loopback address; the faulty transport injects 429s itself.
-        let configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, ownerKey: ownerKey, logLevel: .critical, rateLimits: nil,
-            backups: BackupSettings(directory: directory.appendingPathComponent("backups").path, daily: false))
-        return try await buildApplication(configuration: configuration, store: store).test(.live) { client in
-            let port = try #require(client.port)
-            return try await body(LiveServer(store: store, baseURL: URL(string: "http://127.0.0.1:\(port)")!))
-        }
-    }
-
-    /// A client of this server through `transport`.
-    func client(transport: any HTTPTransport = makeDefaultTransport(), key: String? = ownerKey) -> OakClient {
-        OakClient(configuration: OakClientConfiguration(baseURL: baseURL, apiKey: key, timeout: .seconds(10), transport: transport))
-    }
-}
-
-/// A new empty directory under the temporary directory.
-func temporaryDirectory(_ prefix: String) -> URL {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    return directory
-}
-
-/// A clock for user writes shared by every device of a test: real time, but strictly increasing,
-/// so the order of writes is the order of their timestamps.
-final class WriteClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var last = Date.distantPast
-
-    func now() -> Date {
-        lock.withLock {
-            last = max(WireTime.milliseconds(Date()), last.addingTimeInterval(0.001))
-            return last
-        }
-    }
-}
-
-/// Connectivity the test switches by hand.
-final class ManualConnectivity: Connectivity, @unchecked Sendable {
-    private let lock = NSLock()
-    private var online: Bool
-    private var continuations: [AsyncStream<Bool>.Continuation] = []
-
-    init(online: Bool = true) {
-        self.online = online
-    }
-
-    var isOnline: Bool { lock.withLock { online } }
-
-    func changes() -> AsyncStream<Bool> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Bool.self)
-        lock.withLock { continuations.append(continuation) }
-        return stream
-    }
-
-    func set(online: Bool) {
-        let targets = lock.withLock {
-            self.online = online
-            return continuations
-        }
-        for continuation in targets { continuation.yield(online) }
-    }
-}
-
-/// Sleeps a thousandth of what is asked (a 1 s Retry-After becomes 1 ms), so retries stay fast.
-struct ScaledSleeper: Sleeper {
-    func sleep(for duration: Duration) async throws {
-        try await Task.sleep(for: duration / 1000)
-    }
-}
 
 /// The engine settings for tests: few, tiny retries.
 let testSyncConfiguration = SyncConfiguration(
@@ -107,12 +27,14 @@ struct Device: Sendable {
         configuration: SyncConfiguration = testSyncConfiguration
     ) throws {
         self.path = path ?? temporaryDirectory("oak-device").appendingPathComponent("device.db").path
-        repository = NotesRepository(store: try LocalStore(path: self.path), clock: { clock.now() })
         self.network = network
         connectivity = ManualConnectivity()
-        engine = SyncEngine(
-            repository: repository, client: server.client(transport: network), connectivity: connectivity,
-            configuration: configuration, sleeper: ScaledSleeper())
+        let device = try OakDevice(
+            storage: .file(self.path),
+            server: DeviceServer(baseURL: server.baseURL, apiKey: LiveServer.ownerKey, transport: network, timeout: .seconds(10)),
+            connectivity: connectivity, configuration: configuration, sleeper: ScaledSleeper(), clock: { clock.now() })
+        repository = device.notes
+        engine = try #require(device.engine)
     }
 
     /// Cuts or restores the network and tells the engine.
@@ -120,5 +42,4 @@ struct Device: Sendable {
         network.online = online
         connectivity.set(online: online)
     }
-
 }

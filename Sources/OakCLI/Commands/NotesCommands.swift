@@ -107,7 +107,7 @@ public enum NotesCommands {
         guard let book = try context.noteBook() as? SyncedNoteBook else {
             throw CLIError.usage("oak sync works with a server: give --profile, set OAK_PROFILE or OAK_API_URL, or 'oak config use NAME'")
         }
-        var report = SyncReport(server: context.catalog.location, cache: book.repository.store.path, pending: 0)
+        var report = SyncReport(server: context.catalog.location, cache: book.repository.store.path ?? "(in memory)", pending: 0)
         if !statusOnly {
             let status = await book.sync()
             report.state = "\(status.state)"

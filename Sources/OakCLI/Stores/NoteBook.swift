@@ -70,20 +70,24 @@ public struct LocalNoteBook: NoteBook {
 public struct SyncedNoteBook: NoteBook {
     public let repository: NotesRepository
     public let engine: SyncEngine
-    private let client: OakClient
 
     /// Opens (creating if needed) the cache file for a server.
     public init(cache: URL, client: OakClient) throws {
-        try FileManager.default.createDirectory(at: cache.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let settings = client.configuration
+        // One quick retry: a command should not sit in backoff when the server is down.
+        let configuration = SyncConfiguration(retry: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(200), maxDelay: .seconds(1)))
+        let device: OakDevice
         do {
-            repository = NotesRepository(store: try LocalStore(path: cache.path))
+            device = try OakDevice(
+                storage: .file(cache.path),
+                server: DeviceServer(baseURL: settings.baseURL, apiKey: settings.apiKey, transport: settings.transport, timeout: settings.timeout),
+                connectivity: ProbeConnectivity(client: client), configuration: configuration)
         } catch {
             throw CLIError.failure("Cannot open the sync cache at \(cache.path): \(error)")
         }
-        self.client = client
-        // One quick retry: a command should not sit in backoff when the server is down.
-        let configuration = SyncConfiguration(retry: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(200), maxDelay: .seconds(1)))
-        engine = SyncEngine(repository: repository, client: client, connectivity: ProbeConnectivity(client: client), configuration: configuration)
+        guard let engine = device.engine else { throw CLIError.failure("The sync cache at \(cache.path) has no server") }
+        repository = device.notes
+        self.engine = engine
     }
 
     /// The cache file of a profile: `~/.oak/cache/PROFILE.sqlite`.
@@ -186,14 +190,5 @@ struct ProbeConnectivity: Connectivity {
 
     func changes() -> AsyncStream<Bool> {
         AsyncStream { $0.finish() }
-    }
-}
-
-extension LocalNote {
-    /// The note as the notes API shows it (its version is the server's).
-    var note: Note {
-        Note(
-            id: id, scientificName: scientificName, taxonomy: taxonomy, fields: fields, sourceId: sourceId, createdAt: createdAt,
-            updatedAt: updatedAt, version: serverVersion)
     }
 }

@@ -6,6 +6,6 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Benchmark helpers: seed a realistic database, time an export rebuild, serve a baseline.",
         discussion: "Run the whole benchmark with scripts/bench; see BENCHMARKS.md.",
-        subcommands: [BenchSeedCommand.self, BenchExportRebuildCommand.self, BenchBaselineCommand.self]
+        subcommands: [BenchSeedCommand.self, BenchExportRebuildCommand.self, BenchBaselineCommand.self, BenchFirstSyncCommand.self]
     )
 }

@@ -39,15 +39,4 @@ struct BenchExportRebuildCommand: AsyncParsableCommand {
         }
         say(#"{"runs": \#(runs), "median_ms": \#(median(afterWrite)), "cold_ms": \#(median(cold)), "bytes": \#(bytes)}"#)
     }
-
-    private func milliseconds(_ body: () async throws -> Void) async throws -> Double {
-        let start = ContinuousClock.now
-        try await body()
-        return (ContinuousClock.now - start).inSeconds * 1000
-    }
-
-    /// The median, to a hundredth of a millisecond.
-    private func median(_ times: [Double]) -> Double {
-        (times.sorted()[times.count / 2] * 100).rounded() / 100
-    }
 }

@@ -1,0 +1,69 @@
+import Foundation
+import OakClient
+import OakModels
+import OakSync
+
+/// What the app is built from: where it stores things, how it reaches a server, and the platform's
+/// services. The iOS app uses `AppEnvironment.device(...)`; tests and previews build their own.
+public struct AppEnvironment: Sendable {
+    /// The database: a file in Application Support on a device, memory in tests and previews.
+    public var storage: DeviceStorage
+    /// The original app's Documents folder, looked at once for its notes to migrate; nil to skip.
+    public var legacyDirectory: URL?
+    /// The catalog imported on the first launch, so everything works offline from the start.
+    public var starterCatalog: ExportFile?
+    public var preferences: any AppPreferences
+    public var credentials: any CredentialStore
+    public var transport: any HTTPTransport
+    /// The connectivity of a server's client (the platform's monitor unless tests switch it by hand).
+    public var connectivity: @Sendable (OakClient) -> any Connectivity
+    public var syncConfiguration: SyncConfiguration
+    public var sleeper: any Sleeper
+    public var dictation: any Dictation
+    /// Stamps local writes and "last synced" labels.
+    public var clock: @Sendable () -> Date
+
+    public init(
+        storage: DeviceStorage, legacyDirectory: URL? = nil, starterCatalog: ExportFile? = nil, preferences: any AppPreferences,
+        credentials: any CredentialStore, transport: any HTTPTransport = makeDefaultTransport(),
+        connectivity: @escaping @Sendable (OakClient) -> any Connectivity = { makeDefaultConnectivity(client: $0) },
+        syncConfiguration: SyncConfiguration = SyncConfiguration(), sleeper: any Sleeper = TaskSleeper(),
+        dictation: any Dictation = UnavailableDictation(), clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.storage = storage
+        self.legacyDirectory = legacyDirectory
+        self.starterCatalog = starterCatalog
+        self.preferences = preferences
+        self.credentials = credentials
+        self.transport = transport
+        self.connectivity = connectivity
+        self.syncConfiguration = syncConfiguration
+        self.sleeper = sleeper
+        self.dictation = dictation
+        self.clock = clock
+    }
+
+    /// The environment of the app on a phone: the database in Application Support, the original app's
+    /// Documents folder for the one-time migration, the bundled starter catalog, standard defaults and
+    /// the Keychain.
+    public static func device(dictation: any Dictation) throws -> AppEnvironment {
+        let manager = FileManager.default
+        let support = try manager.url(for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+        let documents = try manager.url(for: .documentDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+        return AppEnvironment(
+            storage: .file(support.appendingPathComponent("oak.sqlite").path), legacyDirectory: documents,
+            starterCatalog: try StarterCatalog.bundled(), preferences: DefaultsPreferences(), credentials: makeDefaultCredentialStore(),
+            dictation: dictation)
+    }
+}
+
+/// The project's own starter catalog, in the export format, bundled with the app.
+public enum StarterCatalog {
+    /// Reads the bundled file.
+    public static func bundled() throws -> ExportFile {
+        guard let url = Bundle.module.url(forResource: "starter-catalog", withExtension: "json") else {
+            throw OakError(.internalError, "The starter catalog is missing from the app bundle")
+        }
+        return try JSONDecoder().decode(ExportFile.self, from: try Data(contentsOf: url))
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Observation
+import OakModels
+import OakSync
+
+/// The app: its device (store, repositories, sync engine), the screens' models and the navigation.
+/// `launch()` runs once at start; the platform calls `enteredForeground()` and `backgroundRefresh()`.
+@Observable @MainActor
+public final class AppModel {
+    public let environment: AppEnvironment
+    public let store: LocalStore
+    /// The wiring of the store to the server; rebuilt when the settings change the server.
+    public private(set) var device: OakDevice
+    public let navigation = Navigation()
+    public let sync: SyncStatusModel
+    public let browser: SpeciesBrowserModel
+    public let notesList: NotesListModel
+    public let sources: SourcesModel
+    public let settings: SettingsModel
+    /// What the last launch's migration of the original app's files did, if it ran.
+    public private(set) var legacyImport: LegacyImportSummary?
+    /// A problem at launch the user should see (the rest of the app still works).
+    public private(set) var launchProblem: String?
+    private var launched = false
+
+    /// Opens the store and builds the screens' models; nothing runs until `launch()`.
+    public init(environment: AppEnvironment) throws {
+        self.environment = environment
+        let store = try OakDevice(storage: environment.storage).store
+        self.store = store
+        let device = Self.makeDevice(store: store, environment: environment)
+        self.device = device
+        sync = SyncStatusModel(clock: environment.clock)
+        browser = SpeciesBrowserModel(store: device.store)
+        notesList = NotesListModel(store: device.store)
+        sources = SourcesModel(store: device.store)
+        settings = SettingsModel(preferences: environment.preferences, credentials: environment.credentials, transport: environment.transport)
+        notesList.repository = device.notes
+        sources.repository = device.catalog
+        settings.app = self
+        sync.follow(device.engine, store: store)
+    }
+
+    /// First-launch work, then live updates and sync: imports the starter catalog into an empty store,
+    /// migrates the original app's files once, starts the screens' observations and the sync engine.
+    public func launch() async {
+        do {
+            if let starter = environment.starterCatalog { try await store.importStarterCatalog(starter) }
+            if let directory = environment.legacyDirectory, !environment.preferences.legacyFilesImported,
+                LegacyAppImport.hasLegacyFiles(in: directory)
+            {
+                legacyImport = try await LegacyAppImport(store: store).run(directory: directory)
+                environment.preferences.setLegacyFilesImported()
+            }
+        } catch {
+            launchProblem = "Could not prepare the local data: \(error)"
+        }
+        browser.start()
+        notesList.start()
+        sources.start()
+        launched = true
+        await device.engine?.start()
+    }
+
+    /// Call when the app comes to the foreground: syncs.
+    public func enteredForeground() async {
+        await device.engine?.appWillEnterForeground()
+    }
+
+    /// One sync for a background refresh; returns whether it succeeded.
+    public func backgroundRefresh() async -> Bool {
+        guard let engine = device.engine else { return false }
+        await engine.sync()
+        return await engine.status.state == .idle
+    }
+
+    /// The model of a species' page.
+    public func speciesDetail(_ name: String) -> SpeciesDetailModel {
+        SpeciesDetailModel(name: name, store: store)
+    }
+
+    /// The model of the editor of a note.
+    public func noteEditor(_ id: UUID) -> NoteEditorModel {
+        NoteEditorModel(noteID: id, repository: device.notes, dictation: environment.dictation)
+    }
+
+    /// The model of the new-note sheet, for a species when one is known.
+    public func newNote(species: String? = nil) -> NewNoteModel {
+        NewNoteModel(store: store, notes: device.notes, catalog: device.catalog, species: species)
+    }
+
+    /// Rewires the device to the server the settings name (or to none), keeping the store, and restarts sync.
+    func rebuildDevice() {
+        let previous = device.engine
+        device = Self.makeDevice(store: store, environment: environment)
+        notesList.repository = device.notes
+        sources.repository = device.catalog
+        sync.follow(device.engine, store: store)
+        let engine = launched ? device.engine : nil
+        Task {
+            await previous?.stop()
+            await engine?.start()
+        }
+    }
+
+    /// The device on `store` for the server the preferences name, with its key from the credential store.
+    private static func makeDevice(store: LocalStore, environment: AppEnvironment) -> OakDevice {
+        let server = environment.preferences.serverURL.map { url in
+            DeviceServer(baseURL: url, apiKey: (try? environment.credentials.loadKey()) ?? nil, transport: environment.transport)
+        }
+        return OakDevice(
+            store: store, server: server, connectivity: server.map { environment.connectivity($0.client) },
+            configuration: environment.syncConfiguration, sleeper: environment.sleeper, clock: environment.clock)
+    }
+}

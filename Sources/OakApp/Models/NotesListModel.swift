@@ -1,0 +1,137 @@
+import Foundation
+import Observation
+import OakModels
+import OakSync
+
+/// Where a note stands with the server, as a row shows it.
+public enum NoteRowState: Hashable, Sendable {
+    case synced
+    case waitingToUpload
+    case waitingToDelete
+    /// The server refused the change; the reason says why (edit the note to try again).
+    case failed(reason: String)
+
+    public init(_ note: LocalNote) {
+        if note.isRejected, let error = note.lastError {
+            self = .failed(reason: error.summary)
+            return
+        }
+        switch note.syncStatus {
+        case .synced: self = .synced
+        case .pendingUpload: self = .waitingToUpload
+        case .pendingDelete: self = .waitingToDelete
+        }
+    }
+
+    /// The state in words.
+    public var label: String {
+        switch self {
+        case .synced: "Synced"
+        case .waitingToUpload: "Waiting to upload"
+        case .waitingToDelete: "Waiting to delete"
+        case .failed(let reason): "Not accepted: \(reason)"
+        }
+    }
+}
+
+/// One note in the notes list.
+public struct NoteRow: Hashable, Sendable, Identifiable {
+    public var id: UUID
+    /// The species' stored name.
+    public var species: String
+    /// The first common name, or the full species name.
+    public var title: String
+    /// The full species name when the title is a common name.
+    public var subtitle: String?
+    public var state: NoteRowState
+    public var updatedAt: Date
+}
+
+/// A group of the notes list: one subgenus.
+public struct NoteGroup: Hashable, Sendable, Identifiable {
+    public var title: String
+    public var rows: [NoteRow]
+
+    public var id: String { title }
+}
+
+/// The user's notes, grouped by subgenus, with search, swipe to delete with undo, and each row's sync state.
+@Observable @MainActor
+public final class NotesListModel {
+    public var searchText = "" {
+        didSet { if searchText != oldValue { rebuild() } }
+    }
+    public private(set) var groups: [NoteGroup] = []
+    /// The note just deleted, until `undoDelete()` or the next delete; the view offers "Undo" while it is set.
+    public private(set) var recentlyDeleted: LocalNote?
+    /// The last failure of a delete or undo, for an alert.
+    public private(set) var lastError: String?
+    var repository: NotesRepository?
+    private let store: LocalStore
+    private var notes: [LocalNote] = []
+    private var observing: Task<Void, Never>?
+
+    init(store: LocalStore) {
+        self.store = store
+    }
+
+    /// Follows the notes: local writes and syncs show at once.
+    func start() {
+        guard observing == nil, let repository else { return }
+        let updates = repository.observe(includingDeleted: true)
+        observing = Task { [weak self] in
+            for await notes in updates {
+                self?.notes = notes
+                self?.rebuild()
+            }
+        }
+    }
+
+    /// Deletes a note (swipe); it stays listed as waiting to delete until the server has it, and can be brought back.
+    public func delete(_ id: UUID) async {
+        guard let repository else { return }
+        do {
+            recentlyDeleted = try await repository.delete(id: id)
+        } catch {
+            lastError = "Could not delete the note: \(error)"
+        }
+    }
+
+    /// Brings back the note deleted last, with its fields.
+    public func undoDelete() async {
+        guard let repository, let note = recentlyDeleted else { return }
+        recentlyDeleted = nil
+        do {
+            try await repository.create(scientificName: note.scientificName, sourceId: note.sourceId, fields: note.fields)
+        } catch {
+            lastError = "Could not bring the note back: \(error)"
+        }
+    }
+
+    /// Forgets the undo offer (the banner timed out).
+    public func dismissUndo() {
+        recentlyDeleted = nil
+    }
+
+    private func rebuild() {
+        let query = searchText.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let matching = notes.filter { note in
+            query.isEmpty || Formatting.fullName(note.scientificName).lowercased().contains(query)
+                || note.scientificName.lowercased().contains(query) || (note.fields.commonNames?.lowercased().contains(query) ?? false)
+        }
+        let bySubgenus = Dictionary(grouping: matching) { $0.taxonomy.subgenus ?? "" }
+        groups = bySubgenus.keys.sorted(by: Formatting.groupOrder).map { key in
+            NoteGroup(
+                title: key.isEmpty ? "Unplaced" : "Subgenus \(key)",
+                rows: bySubgenus[key, default: []].sorted { $0.scientificName < $1.scientificName }.map(Self.row))
+        }
+    }
+
+    private static func row(_ note: LocalNote) -> NoteRow {
+        let common = Formatting.firstCommonName(note.fields.commonNames)
+        let full = Formatting.fullName(note.scientificName)
+        return NoteRow(
+            id: note.id, species: note.scientificName, title: common ?? full, subtitle: common == nil ? nil : full, state: NoteRowState(note),
+            updatedAt: note.updatedAt)
+    }
+}

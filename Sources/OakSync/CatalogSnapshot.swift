@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+import OakModels
+
+/// Where a catalog record created or edited on this device stands with the server.
+public enum CatalogSyncState: Hashable, Sendable {
+    /// The record equals the server's copy.
+    case synced
+    /// A local create or edit waits to be pushed.
+    case pendingUpload
+    /// The server rejected the change; it waits for an edit.
+    case rejected(OakError)
+}
+
+/// The device's catalog at one moment, typed: every species, taxon and source, plus the sync state of
+/// the records created or edited here.
+public struct CatalogSnapshot: Hashable, Sendable {
+    /// Every species, by name.
+    public private(set) var species: [Species]
+    /// Every taxon, by level then name.
+    public private(set) var taxa: [Taxon]
+    /// Every source, by id (sources created offline have negative ids until the server assigns one).
+    public private(set) var sources: [Source]
+    private var speciesIndex: [String: Int]
+    private var sourceIndex: [Int: Int]
+    private var states: [String: CatalogSyncState]
+
+    public init(species: [Species] = [], taxa: [Taxon] = [], sources: [Source] = [], states: [String: CatalogSyncState] = [:]) {
+        self.species = species.sorted { $0.scientificName < $1.scientificName }
+        self.taxa = taxa.sorted { ($0.level.depth, $0.name) < ($1.level.depth, $1.name) }
+        self.sources = sources.sorted { $0.id < $1.id }
+        speciesIndex = Dictionary(self.species.enumerated().map { ($1.scientificName, $0) }, uniquingKeysWith: { first, _ in first })
+        sourceIndex = Dictionary(self.sources.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        self.states = states
+    }
+
+    /// A species by name, in any spelling the server accepts ("Quercus alba", "x bebbiana").
+    public func species(named name: String) -> Species? {
+        let normalized = Species.normalizedName(name)
+        return (speciesIndex[normalized] ?? speciesIndex[Species.alternateName(normalized)]).map { species[$0] }
+    }
+
+    /// A source by id.
+    public func source(id: Int) -> Source? {
+        sourceIndex[id].map { sources[$0] }
+    }
+
+    /// The sync state of a species created here (synced for every other one).
+    public func syncState(ofSpecies name: String) -> CatalogSyncState {
+        states[CatalogKey.species(Species.normalizedName(name)).text] ?? .synced
+    }
+
+    /// The sync state of a source created or edited here (synced for every other one).
+    public func syncState(ofSource id: Int) -> CatalogSyncState {
+        states[CatalogKey.source(id).text] ?? .synced
+    }
+
+    /// How many catalog records wait to be pushed.
+    public var pendingCount: Int {
+        states.values.filter { $0 != .synced }.count
+    }
+
+    /// Reads the whole catalog table.
+    static func load(_ db: Database) throws -> CatalogSnapshot {
+        var species: [Species] = []
+        var taxa: [Taxon] = []
+        var sources: [Source] = []
+        var states: [String: CatalogSyncState] = [:]
+        let decoder = JSONDecoder()
+        for row in try Row.fetchAll(db, sql: "SELECT entity, key, record, sync_status, last_error FROM catalog") {
+            let entity: String = row[0]
+            let record = Data((row[2] as String).utf8)
+            switch SyncEntity(rawValue: entity) {
+            case .species?: species.append(try decoder.decode(Species.self, from: record))
+            case .taxa?: taxa.append(try decoder.decode(Taxon.self, from: record))
+            case .sources?: sources.append(try decoder.decode(Source.self, from: record))
+            default: continue
+            }
+            if (row[3] as String) != NoteSyncStatus.synced.rawValue {
+                let error = (row[4] as String?).flatMap { try? decoder.decode(OakError.self, from: Data($0.utf8)) }
+                states["\(entity)/\(row[1] as String)"] = error.map { CatalogSyncState.rejected($0) } ?? .pendingUpload
+            }
+        }
+        return CatalogSnapshot(species: species, taxa: taxa, sources: sources, states: states)
+    }
+}
+
+/// A catalog table row's identity: its entity and key.
+enum CatalogKey: Hashable, Sendable {
+    case species(String)
+    case source(Int)
+
+    var entity: SyncEntity {
+        switch self {
+        case .species: .species
+        case .source: .sources
+        }
+    }
+
+    var key: String {
+        switch self {
+        case .species(let name): name
+        case .source(let id): String(id)
+        }
+    }
+
+    var text: String { "\(entity.rawValue)/\(key)" }
+}
+
+extension LocalStore {
+    /// One catalog record, decoded.
+    static func record<Record: Decodable>(_ db: Database, _ key: CatalogKey) throws -> Record? {
+        let json = try String.fetchOne(
+            db, sql: "SELECT record FROM catalog WHERE entity = ? AND key = ?", arguments: [key.entity.rawValue, key.key])
+        return try json.map { try JSONDecoder().decode(Record.self, from: Data($0.utf8)) }
+    }
+
+    /// Writes a catalog record with its sync state (a rejection cleared).
+    static func saveRecord(_ db: Database, _ key: CatalogKey, _ record: some Encodable, status: NoteSyncStatus) throws {
+        try saveRecord(db, entity: key.entity, key: key.key, json: try JSONEncoder().encode(record), status: status)
+    }
+
+    static func saveRecord(_ db: Database, entity: SyncEntity, key: String, json: Data, status: NoteSyncStatus) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO catalog(entity, key, record, sync_status, last_error) VALUES (?, ?, ?, ?, NULL)
+                ON CONFLICT(entity, key) DO UPDATE SET record = excluded.record, sync_status = excluded.sync_status, last_error = NULL
+                """,
+            arguments: [entity.rawValue, key, String(decoding: json, as: UTF8.self), status.rawValue])
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import GRDB
+import OakModels
+
+/// What a migration of the original app's files did.
+public struct LegacyImportSummary: Hashable, Sendable {
+    /// Notes added to the device, queued for upload.
+    public var importedNotes = 0
+    /// Notes already on the device (same id, or a note for the same species and source): left alone.
+    public var skippedNotes = 0
+    /// Sources the device lacked, created and queued for upload.
+    public var createdSources = 0
+    /// Species the catalog lacked, created from the notes' taxonomy and queued for upload.
+    public var createdSpecies = 0
+    /// Notes that could not be taken, with why (one line each).
+    public var problems: [String] = []
+
+    public init() {}
+}
+
+/// A one-time move of the original Oak Compendium app's local files (`species_notes.json` and
+/// `sources.json` in its Documents folder) into the device's store. Every note keeps its id and times and
+/// is queued for upload; sources and species the device lacks are created offline the same way. Running
+/// it again adds nothing (notes are matched by id, then by species and source). The old files are only read.
+public struct LegacyAppImport: Sendable {
+    public static let notesFileName = "species_notes.json"
+    public static let sourcesFileName = "sources.json"
+
+    let store: LocalStore
+
+    public init(store: LocalStore) {
+        self.store = store
+    }
+
+    /// Whether `directory` holds the original app's notes file.
+    public static func hasLegacyFiles(in directory: URL) -> Bool {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent(notesFileName).path)
+    }
+
+    /// Imports the files in `directory`; a missing sources file means only the standard sources were used.
+    public func run(directory: URL) async throws -> LegacyImportSummary {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let notes = try decoder.decode([LegacyNote].self, from: try Data(contentsOf: directory.appendingPathComponent(Self.notesFileName)))
+        let sourcesURL = directory.appendingPathComponent(Self.sourcesFileName)
+        let sources =
+            FileManager.default.fileExists(atPath: sourcesURL.path)
+            ? try decoder.decode([LegacySource].self, from: try Data(contentsOf: sourcesURL)) : []
+        let summary = try await store.writer.write { db in
+            var summary = LegacyImportSummary()
+            let sourceIDs = try Self.sourceIDs(db, sources, &summary)
+            for note in notes {
+                try Self.importNote(db, note, sourceIDs: sourceIDs, &summary)
+            }
+            return summary
+        }
+        if summary.importedNotes + summary.createdSources + summary.createdSpecies > 0 { store.localWriteHappened() }
+        return summary
+    }
+
+    /// The device's id for each old source id: the standard sources keep theirs, others are matched by
+    /// name and type, and the rest are created here.
+    private static func sourceIDs(_ db: Database, _ sources: [LegacySource], _ summary: inout LegacyImportSummary) throws -> [Int: Int] {
+        var known = try CatalogSnapshot.load(db).sources
+        var ids: [Int: Int] = [:]
+        for old in sources {
+            if (Source.iNaturalistID...Source.personalObservationID).contains(old.id) {
+                ids[old.id] = old.id
+            } else if let match = known.first(where: { $0.name.caseInsensitiveCompare(old.name) == .orderedSame && $0.sourceType == old.sourceType }) {
+                ids[old.id] = match.id
+            } else {
+                let id = min(known.map(\.id).min() ?? 0, 0) - 1
+                let source = Source(
+                    id: id, sourceType: old.sourceType, name: old.name, description: old.description, author: old.author, year: old.year,
+                    url: old.url, isbn: old.isbn, doi: old.doi, license: old.license, licenseURL: old.licenseURL)
+                try LocalStore.saveRecord(db, .source(id), source, status: .pendingUpload)
+                known.append(source)
+                ids[old.id] = id
+                summary.createdSources += 1
+            }
+        }
+        return ids
+    }
+
+    private static func importNote(_ db: Database, _ old: LegacyNote, sourceIDs: [Int: Int], _ summary: inout LegacyImportSummary) throws {
+        let sourceId = old.sourceId.map { sourceIDs[$0] ?? $0 } ?? Source.personalObservationID
+        var name = Species.normalizedName(old.taxonomy.species)
+        guard !name.isEmpty else {
+            summary.problems.append("note \(old.id.uuidString.lowercased()): it names no species")
+            return
+        }
+        if let known = try (LocalStore.record(db, .species(name)) as Species?) ?? LocalStore.record(db, .species(Species.alternateName(name))) {
+            name = known.scientificName
+        } else {
+            var patch = SpeciesPatch()
+            patch.scientificName = .value(name)
+            patch.subgenus = old.taxonomy.subgenus.map(Patch.value) ?? .absent
+            patch.section = old.taxonomy.section.map(Patch.value) ?? .absent
+            patch.subsection = old.taxonomy.subsection.map(Patch.value) ?? .absent
+            patch.complex = old.taxonomy.complex.map(Patch.value) ?? .absent
+            do {
+                let species = try Species(creating: patch)
+                try LocalStore.saveRecord(db, .species(species.scientificName), species, status: .pendingUpload)
+                name = species.scientificName
+                summary.createdSpecies += 1
+            } catch let error as OakError {
+                summary.problems.append("note \(old.id.uuidString.lowercased()) (\(name)): \(error.summary)")
+                return
+            }
+        }
+        let existing = try LocalNote.fetchOne(db, key: old.id)
+            ?? LocalNote.filter(LocalNote.CodingKeys.scientificName == name && LocalNote.CodingKeys.sourceId == sourceId).fetchOne(db)
+        guard existing == nil || existing?.syncStatus == .synced && existing?.serverVersion == 0 && existing?.id != old.id else {
+            summary.skippedNotes += 1
+            return
+        }
+        // A starter-catalog copy of the same species and source gives way to the user's note.
+        try existing?.delete(db)
+        let species = try LocalStore.record(db, .species(name)) as Species?
+        var note = LocalNote(
+            server: Note(
+                id: old.id, scientificName: name,
+                taxonomy: NoteTaxonomy(subgenus: species?.subgenus, section: species?.section, subsection: species?.subsection, complex: species?.complex),
+                fields: old.noteFields, sourceId: sourceId, createdAt: WireTime.milliseconds(old.createdAt),
+                updatedAt: WireTime.milliseconds(old.updatedAt)))
+        note.localVersion = 1
+        note.syncStatus = .pendingUpload
+        try note.insert(db)
+        summary.importedNotes += 1
+    }
+}
+
+/// A note as the original app's `species_notes.json` holds it (ISO 8601 dates, snake_case field names).
+struct LegacyNote: Decodable {
+    struct Taxonomy: Decodable {
+        var subgenus: String?
+        var section: String?
+        var subsection: String?
+        var complex: String?
+        var species: String
+    }
+
+    var id: UUID
+    var taxonomy: Taxonomy
+    var fields: [String: String]
+    var sourceId: Int?
+    var createdAt: Date
+    var updatedAt: Date
+
+    /// The old field names, as the notes API names them.
+    private static let fieldNames: [String: NoteFields.Field] = [
+        "common_names": .commonNames, "leaf": .leaf, "acorn": .acorn, "bark": .bark, "twigs": .twigs, "buds": .buds, "form": .form,
+        "range_habitat": .rangeHabitat, "field_notes": .fieldNotes, "resources": .resources,
+    ]
+
+    /// The fields, empty texts left out; unknown names are dropped.
+    var noteFields: NoteFields {
+        var result = NoteFields()
+        for (name, text) in fields {
+            guard let field = Self.fieldNames[name], !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { continue }
+            result[field] = text
+        }
+        return result
+    }
+}
+
+/// A source as the original app's `sources.json` holds it.
+struct LegacySource: Decodable {
+    var id: Int
+    var sourceType: String
+    var name: String
+    var description: String?
+    var author: String?
+    var year: Int?
+    var url: String?
+    var isbn: String?
+    var doi: String?
+    var license: String?
+    var licenseURL: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, sourceType = "source_type", name, description, author, year, url, isbn, doi, license, licenseURL = "license_url"
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import OakClient
+import OakModels
+import OakServer
+import OakStore
+import OakSync
+
+/// A real server on a loopback port, on a fresh database file.
+public struct LiveServer: Sendable {
+    public static let ownerKey = "sync-test-owner-key-0123456789"
+    public let store: SQLiteStore
+    public let baseURL: URL
+
+    /// Runs `body` while the server listens.
+    public static func run<Value: Sendable>(_ body: @Sendable (LiveServer) async throws -> Value) async throws -> Value {
+        let directory = temporaryDirectory("oak-server")
+        let store = try SQLiteStore(path: directory.appendingPathComponent("server.db").path)
+        // Rate limiting off: three busy devices share one loopback address; the faulty transport injects 429s itself.
+        let configuration = ServerConfiguration(
+            host: "127.0.0.1", port: 0, ownerKey: ownerKey, logLevel: .critical, rateLimits: nil,
+            backups: BackupSettings(directory: directory.appendingPathComponent("backups").path, daily: false))
+        return try await buildApplication(configuration: configuration, store: store).test(.live) { client in
+            guard let port = client.port else { throw LiveServerError.noPort }
+            return try await body(LiveServer(store: store, baseURL: URL(string: "http://127.0.0.1:\(port)")!))
+        }
+    }
+
+    /// A client of this server through `transport`.
+    public func client(transport: any HTTPTransport = makeDefaultTransport(), key: String? = ownerKey) -> OakClient {
+        OakClient(configuration: OakClientConfiguration(baseURL: baseURL, apiKey: key, timeout: .seconds(10), transport: transport))
+    }
+}
+
+/// A new empty directory under the temporary directory.
+public func temporaryDirectory(_ prefix: String) -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+}
+
+/// A clock for user writes shared by every device of a test: real time, but strictly increasing,
+/// so the order of writes is the order of their timestamps.
+public final class WriteClock: @unchecked Sendable {
+    public init() {}
+
+    private let lock = NSLock()
+    private var last = Date.distantPast
+
+    public func now() -> Date {
+        lock.withLock {
+            last = max(WireTime.milliseconds(Date()), last.addingTimeInterval(0.001))
+            return last
+        }
+    }
+}
+
+/// Connectivity the test switches by hand.
+public final class ManualConnectivity: Connectivity, @unchecked Sendable {
+    private let lock = NSLock()
+    private var online: Bool
+    private var continuations: [AsyncStream<Bool>.Continuation] = []
+
+    public init(online: Bool = true) {
+        self.online = online
+    }
+
+    public var isOnline: Bool { lock.withLock { online } }
+
+    public func changes() -> AsyncStream<Bool> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Bool.self)
+        lock.withLock { continuations.append(continuation) }
+        return stream
+    }
+
+    public func set(online: Bool) {
+        let targets = lock.withLock {
+            self.online = online
+            return continuations
+        }
+        for continuation in targets { continuation.yield(online) }
+    }
+}
+
+/// Sleeps a thousandth of what is asked (a 1 s Retry-After becomes 1 ms), so retries stay fast.
+public struct ScaledSleeper: Sleeper {
+    public init() {}
+
+    public func sleep(for duration: Duration) async throws {
+        try await Task.sleep(for: duration / 1000)
+    }
+}
+
+/// The live test server could not report its port.
+enum LiveServerError: Error {
+    case noPort
+}
