@@ -204,7 +204,8 @@ def report(args):
             detail = ", ".join(f"{k.replace('_ms', ' ms')} {r[k]}" for k in ("cold_ms", "first_ms", "changes", "pages", "notes", "batches", "bytes") if k in r)
             measures[r["name"]] = {**r, "text": f"{r['median_ms']:.1f} ms" + (f" ({detail})" if detail else "")}
         elif "mb" in r:
-            measures[r["name"]] = {**r, "text": f"{r['mb']:.1f} MB"}
+            start = f" (process started at {r['start_mb']:.1f} MB)" if "start_mb" in r else ""
+            measures[r["name"]] = {**r, "text": f"{r['mb']:.1f} MB{start}"}
     results = {"meta": by_name["meta"], "endpoints": endpoints, "measures": measures}
     with open(args.out, "w") as f:
         json.dump(results, f, indent=2)

@@ -9,7 +9,8 @@ public struct SyncConfiguration: Sendable {
     public var pushBatchSize: Int
     /// Changes per page of an incremental pull.
     public var pullPageSize: Int
-    /// Changes per page of a full snapshot; the server's maximum, so a first sync takes few round trips.
+    /// Changes per page of a full snapshot. Each page is applied while the next is fetched, so small pages
+    /// cost little time and keep a first sync's memory low (two pages at most).
     public var snapshotPageSize: Int
     public var retry: RetryPolicy
     /// Quiet time after a local write before the engine syncs.
@@ -20,7 +21,7 @@ public struct SyncConfiguration: Sendable {
     public var maxRounds: Int
 
     public init(
-        pushBatchSize: Int = 100, pullPageSize: Int = 500, snapshotPageSize: Int = 5000, retry: RetryPolicy = RetryPolicy(), debounce: Duration = .seconds(2),
+        pushBatchSize: Int = 100, pullPageSize: Int = 500, snapshotPageSize: Int = 500, retry: RetryPolicy = RetryPolicy(), debounce: Duration = .seconds(2),
         period: Duration = .seconds(300), maxRounds: Int = 3
     ) {
         self.pushBatchSize = pushBatchSize
@@ -216,21 +217,29 @@ public actor SyncEngine {
         }
     }
 
-    /// Pulls everything, applying each page as it arrives (one page in memory at a time), then removes
-    /// what no page held, saves the cursor, and folds the write-ahead log back into the database file.
+    /// Pulls everything, applying each page as it arrives while the next one is fetched (so the server's
+    /// work and the device's overlap; at most two pages in memory), then removes what no page held, saves
+    /// the cursor, and folds the write-ahead log back into the database file.
     private func pullSnapshot() async throws {
         var seen: Set<String> = []
         var unreadable: [SetAsideChange] = []
-        var since: String?
-        while true {
-            let page = try await fetchPage(since: since, limit: configuration.snapshotPageSize)
-            seen.formUnion(try await reconciler.applySnapshotPage(page.changes))
+        let limit = configuration.snapshotPageSize
+        var next: Task<PullResponse, any Error>? = Task { try await self.fetchPage(since: nil, limit: limit) }
+        var cursor = "0"
+        while let fetching = next {
+            let page = try await fetching.value
+            next = page.hasMore ? Task { try await self.fetchPage(since: page.cursor, limit: limit) } : nil
+            do {
+                seen.formUnion(try await reconciler.applySnapshotPage(page.changes))
+            } catch {
+                next?.cancel()
+                throw error
+            }
             unreadable += page.setAside
-            since = page.cursor
-            if !page.hasMore { break }
+            cursor = page.cursor
         }
         note(unreadable)
-        try await reconciler.finishSnapshot(seen: seen, setAside: unreadable, cursor: since ?? "0")
+        try await reconciler.finishSnapshot(seen: seen, setAside: unreadable, cursor: cursor)
         try await repository.store.checkpoint()
     }
 
@@ -244,7 +253,7 @@ public actor SyncEngine {
         setAside += unreadable
     }
 
-    private func fetchPage(since: String?, limit: Int) async throws -> PullResponse {
+    private nonisolated func fetchPage(since: String?, limit: Int) async throws -> PullResponse {
         let client = client
         return try await configuration.retry.run(sleeper: sleeper) {
             try await client.pull(since: since, limit: limit)
