@@ -76,7 +76,7 @@ let package = Package(
             dependencies: ["OakModels", "OakClient", "OakSync"],
             resources: [.copy("Resources/starter-catalog.json")]
         ),
-        // SwiftUI views: every file is inside `#if canImport(SwiftUI)`, so this target is empty on Linux.
+        // SwiftUI views: every file is inside `#if canImport(SwiftUI) && os(iOS)`, so this target is empty on Linux (and macOS).
         .target(name: "OakAppUI", dependencies: ["OakApp", "OakSync", "OakModels"]),
         .target(
             name: "OakCLI",

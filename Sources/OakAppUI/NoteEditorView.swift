@@ -1,0 +1,66 @@
+#if canImport(SwiftUI) && os(iOS)
+import OakApp
+import OakModels
+import SwiftUI
+
+/// The note editor: one section per field, saved as you type, with dictation into any field.
+struct NoteEditorView: View {
+    let model: NoteEditorModel
+    @Environment(\.dismiss) private var dismiss
+
+    var body: some View {
+        Form {
+            if model.state != .synced {
+                Label(model.state.label, systemImage: "arrow.up.circle").font(.footnote).foregroundStyle(.orange)
+            }
+            if let error = model.lastError {
+                Text(error).font(.footnote).foregroundStyle(.red)
+            }
+            ForEach(NoteFields.Field.allCases, id: \.self) { field in
+                Section(Formatting.label(field)) {
+                    HStack(alignment: .top) {
+                        TextField(
+                            Formatting.placeholder(field),
+                            text: Binding(get: { model.text(field) }, set: { model.set(field, to: $0) }), axis: .vertical
+                        )
+                        DictationButton(isListening: model.dictatingField == field) {
+                            Task {
+                                if model.dictatingField == field {
+                                    await model.stopDictation()
+                                } else {
+                                    await model.startDictation(into: field)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        .navigationTitle(model.title)
+        .navigationBarTitleDisplayMode(.inline)
+        .task { await model.load() }
+        .onChange(of: model.isMissing) { _, missing in if missing { dismiss() } }
+        .onDisappear {
+            Task {
+                await model.stopDictation()
+                await model.flush()
+            }
+        }
+    }
+}
+
+/// The microphone button of a field: filled red while it listens.
+struct DictationButton: View {
+    let isListening: Bool
+    let action: () -> Void
+
+    var body: some View {
+        Button(action: action) {
+            Image(systemName: isListening ? "mic.fill" : "mic")
+                .foregroundStyle(isListening ? .red : .accentColor)
+        }
+        .buttonStyle(.borderless)
+        .accessibilityLabel(isListening ? "Stop dictation" : "Dictate")
+    }
+}
+#endif

@@ -1,0 +1,73 @@
+#if canImport(SwiftUI) && os(iOS)
+import OakApp
+import SwiftUI
+
+/// The four tabs, each with its navigation stack, and the sheets over them.
+struct RootView: View {
+    let app: AppModel
+    @State private var showsLegacyImport = true
+
+    var body: some View {
+        @Bindable var navigation = app.navigation
+        TabView(selection: $navigation.tab) {
+            NavigationStack(path: $navigation.speciesPath) {
+                SpeciesBrowserView(model: app.browser, app: app)
+                    .navigationDestination(for: Navigation.Route.self) { destination($0) }
+            }
+            .tabItem { Label("Species", systemImage: "leaf") }
+            .tag(Navigation.Tab.species)
+
+            NavigationStack(path: $navigation.notesPath) {
+                NotesListView(model: app.notesList, app: app)
+                    .navigationDestination(for: Navigation.Route.self) { destination($0) }
+            }
+            .tabItem { Label("Notes", systemImage: "note.text") }
+            .tag(Navigation.Tab.notes)
+
+            NavigationStack {
+                SourcesListView(model: app.sources, app: app)
+            }
+            .tabItem { Label("Sources", systemImage: "books.vertical") }
+            .tag(Navigation.Tab.sources)
+
+            NavigationStack {
+                SettingsView(model: app.settings, sync: app.sync)
+            }
+            .tabItem { Label("Settings", systemImage: "gearshape") }
+            .tag(Navigation.Tab.settings)
+        }
+        .sheet(item: $navigation.sheet) { sheet in
+            switch sheet {
+            case .newNote(let species):
+                NewNoteView(model: app.newNote(species: species), app: app)
+            case .sourceForm(let id):
+                SourceFormView(model: app.sources, id: id, app: app)
+            }
+        }
+        .alert("Something went wrong at launch", isPresented: .constant(app.launchProblem != nil)) {
+            Button("OK", role: .cancel) {}
+        } message: {
+            Text(app.launchProblem ?? "")
+        }
+        .alert(
+            "Notes moved from the previous version", isPresented: Binding(get: { showsLegacyImport && app.legacyImport != nil }, set: { showsLegacyImport = $0 })
+        ) {
+            Button("OK", role: .cancel) {}
+        } message: {
+            if let summary = app.legacyImport {
+                Text("\(summary.importedNotes) notes, \(summary.createdSources) sources and \(summary.createdSpecies) species; they sync when a server is set.")
+            }
+        }
+    }
+
+    @ViewBuilder
+    private func destination(_ route: Navigation.Route) -> some View {
+        switch route {
+        case .species(let name):
+            SpeciesDetailView(model: app.speciesDetail(name), app: app)
+        case .note(let id):
+            NoteEditorView(model: app.noteEditor(id))
+        }
+    }
+}
+#endif

@@ -1,0 +1,58 @@
+#if canImport(SwiftUI) && os(iOS)
+import OakApp
+import SwiftUI
+
+/// Every species, grouped by subgenus and section, with search as you type.
+struct SpeciesBrowserView: View {
+    @Bindable var model: SpeciesBrowserModel
+    let app: AppModel
+
+    var body: some View {
+        List {
+            ForEach(model.groups) { group in
+                Section(group.title) {
+                    ForEach(group.rows) { row in
+                        NavigationLink(value: Navigation.Route.species(row.name)) {
+                            SpeciesRowView(row: row)
+                        }
+                    }
+                }
+            }
+        }
+        .overlay {
+            if model.groups.isEmpty && !model.searchText.isEmpty {
+                ContentUnavailableView.search(text: model.searchText)
+            }
+        }
+        .searchable(text: $model.searchText, prompt: "Name, common name or synonym")
+        .refreshable { await app.sync.refresh() }
+        .navigationTitle("Species")
+        .toolbar {
+            ToolbarItem(placement: .topBarLeading) { SyncStatusView(model: app.sync) }
+            ToolbarItem(placement: .topBarTrailing) {
+                Button("New note", systemImage: "plus") { app.navigation.sheet = .newNote(species: nil) }
+            }
+        }
+    }
+}
+
+/// One species in a list: its name in italics, the author, and a clock while it waits to sync.
+struct SpeciesRowView: View {
+    let row: SpeciesRow
+
+    var body: some View {
+        HStack {
+            VStack(alignment: .leading, spacing: 2) {
+                Text(row.title).italic()
+                if let author = row.author {
+                    Text(author).font(.caption).foregroundStyle(.secondary)
+                }
+            }
+            Spacer()
+            if row.isPending {
+                Image(systemName: "clock").foregroundStyle(.orange).accessibilityLabel("Waiting to sync")
+            }
+        }
+    }
+}
+#endif
