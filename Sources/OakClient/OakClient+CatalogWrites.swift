@@ -68,4 +68,9 @@ extension OakClient {
     public func deleteSpeciesSource(of name: String, sourceId: Int) async throws(OakClientError) {
         _ = try await send("DELETE", url(["species", name, "sources", String(sourceId)]))
     }
+
+    /// `POST /api/v1/backup`: a consistent snapshot of the server's database (needs the `admin` ability).
+    public func backup() async throws(OakClientError) -> BackupInfo {
+        try await call("POST", url(["backup"]))
+    }
 }

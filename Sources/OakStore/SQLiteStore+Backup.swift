@@ -2,28 +2,6 @@ import Foundation
 import GRDB
 import OakModels
 
-/// A backup file written by `SQLiteStore.backup(into:)`.
-public struct BackupInfo: Codable, Hashable, Sendable {
-    public var filename: String
-    public var size: Int
-    public var timestamp: Date
-
-    public init(filename: String, size: Int, timestamp: Date) {
-        self.filename = filename
-        self.size = size
-        self.timestamp = timestamp
-    }
-
-    enum CodingKeys: String, CodingKey { case filename, size, timestamp }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(filename, forKey: .filename)
-        try container.encode(size, forKey: .size)
-        try container.encode(WireTime.format(timestamp), forKey: .timestamp)
-    }
-}
-
 extension SQLiteStore: MaintenanceRepository {
     /// Writes a consistent snapshot of the live database (`VACUUM INTO`) into `directory`, then keeps
     /// only the newest `keep` backups there. Restoring is copying the file back and starting on it.

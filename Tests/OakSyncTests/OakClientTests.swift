@@ -115,4 +115,16 @@ struct OakClientTests {
             #expect(try await server.client(key: "not-a-key").verifyKey() == nil)
         }
     }
+
+    @Test("Backup writes a snapshot on the server for an admin key and is refused (403) for a notes key")
+    func backup() async throws {
+        try await LiveServer.run { server in
+            let info = try await server.client().backup()
+            #expect(info.filename.hasPrefix("oak-") && info.filename.hasSuffix(".db"))
+            #expect(info.size > 0)
+            let (_, secret) = try await server.store.createToken(name: "phone", abilities: [.notesWrite])
+            let refused = await #expect(throws: OakClientError.self) { try await server.client(key: secret).backup() }
+            #expect(refused?.status == 403)
+        }
+    }
 }
