@@ -78,12 +78,9 @@ public final class NotesListModel {
     /// Follows the notes: local writes and syncs show at once.
     func start() {
         guard observing == nil, let repository else { return }
-        let updates = repository.observe(includingDeleted: true)
-        observing = Task { [weak self] in
-            for await notes in updates {
-                self?.notes = notes
-                self?.rebuild()
-            }
+        observing = repository.observe(includingDeleted: true).follow { [weak self] notes in
+            self?.notes = notes
+            self?.rebuild()
         }
     }
 

@@ -76,12 +76,9 @@ public final class SourcesModel {
     /// Follows the catalog's sources.
     func start() {
         guard observing == nil else { return }
-        let updates = store.observeCatalog()
-        observing = Task { [weak self] in
-            for await catalog in updates {
-                self?.rows = catalog.sources.map { SourceRow(source: $0, state: catalog.syncState(ofSource: $0.id)) }
-                    .sorted { ($0.source.name.lowercased(), $0.source.id) < ($1.source.name.lowercased(), $1.source.id) }
-            }
+        observing = store.observeCatalog().follow { [weak self] catalog in
+            self?.rows = catalog.sources.map { SourceRow(source: $0, state: catalog.syncState(ofSource: $0.id)) }
+                .sorted { ($0.source.name.lowercased(), $0.source.id) < ($1.source.name.lowercased(), $1.source.id) }
         }
     }
 

@@ -58,12 +58,9 @@ public final class SpeciesBrowserModel {
     /// Follows the catalog: the list updates after every pull or local change.
     func start() {
         guard observing == nil else { return }
-        let updates = store.observeCatalog()
-        observing = Task { [weak self] in
-            for await catalog in updates {
-                self?.catalog = catalog
-                self?.scheduleSearch()
-            }
+        observing = store.observeCatalog().follow { [weak self] catalog in
+            self?.catalog = catalog
+            self?.scheduleSearch()
         }
     }
 

@@ -68,14 +68,14 @@ public final class SpeciesDetailModel {
     /// Loads the page and follows changes (a pull, an edit of the note).
     public func start() {
         guard observing.isEmpty else { return }
-        let catalogUpdates = store.observeCatalog()
-        let dataUpdates = store.observeSourceData(of: name)
         observing = [
-            Task { [weak self] in
-                for await catalog in catalogUpdates { self?.catalog = catalog; self?.rebuild() }
+            store.observeCatalog().follow { [weak self] catalog in
+                self?.catalog = catalog
+                self?.rebuild()
             },
-            Task { [weak self] in
-                for await data in dataUpdates { self?.data = data; self?.rebuild() }
+            store.observeSourceData(of: name).follow { [weak self] data in
+                self?.data = data
+                self?.rebuild()
             },
         ]
     }

@@ -42,12 +42,7 @@ public final class SyncStatusModel {
             }
             return
         }
-        let updates = engine.statusUpdates()
-        following = Task { [weak self] in
-            for await status in updates {
-                self?.status = status
-            }
-        }
+        following = engine.statusUpdates().follow { [weak self] status in self?.status = status }
     }
 
     public var indicator: Indicator {
