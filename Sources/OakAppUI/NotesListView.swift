@@ -50,12 +50,7 @@ struct NotesListView: View {
         .searchable(text: $model.searchText, prompt: "Species or common name")
         .refreshable { await app.sync.refresh() }
         .navigationTitle("Notes")
-        .toolbar {
-            ToolbarItem(placement: .topBarLeading) { SyncStatusView(model: app.sync) }
-            ToolbarItem(placement: .topBarTrailing) {
-                Button("New note", systemImage: "plus") { app.navigation.sheet = .newNote(species: nil) }
-            }
-        }
+        .tabToolbar(app)
         .alert("Notes", isPresented: .constant(model.lastError != nil)) {
             Button("OK", role: .cancel) {}
         } message: {

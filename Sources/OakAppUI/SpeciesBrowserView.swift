@@ -27,12 +27,7 @@ struct SpeciesBrowserView: View {
         .searchable(text: $model.searchText, prompt: "Name, common name or synonym")
         .refreshable { await app.sync.refresh() }
         .navigationTitle("Species")
-        .toolbar {
-            ToolbarItem(placement: .topBarLeading) { SyncStatusView(model: app.sync) }
-            ToolbarItem(placement: .topBarTrailing) {
-                Button("New note", systemImage: "plus") { app.navigation.sheet = .newNote(species: nil) }
-            }
-        }
+        .tabToolbar(app)
     }
 }
 
