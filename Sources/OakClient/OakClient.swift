@@ -90,20 +90,6 @@ public struct OakClient: Sendable {
 
     /// The error code matching a status, for error answers without an envelope.
     private static func code(for status: Int) -> ErrorCode {
-        switch status {
-        case 400: .validationError
-        case 401: .unauthorized
-        case 403: .forbidden
-        case 404: .notFound
-        case 405: .methodNotAllowed
-        case 409: .conflict
-        case 410: .gone
-        case 412: .preconditionFailed
-        case 413: .payloadTooLarge
-        case 415: .unsupportedMediaType
-        case 429: .rateLimited
-        case 503: .serviceUnavailable
-        default: .internalError
-        }
+        ErrorCode.allCases.first { $0.httpStatus == status } ?? .internalError
     }
 }

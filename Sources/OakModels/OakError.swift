@@ -1,7 +1,7 @@
 import Foundation
 
 /// The error codes of the v1 API, each with its HTTP status.
-public enum ErrorCode: String, Codable, Sendable {
+public enum ErrorCode: String, Codable, CaseIterable, Sendable {
     case validationError = "VALIDATION_ERROR"
     case unauthorized = "UNAUTHORIZED"
     case forbidden = "FORBIDDEN"
@@ -11,6 +11,8 @@ public enum ErrorCode: String, Codable, Sendable {
     case gone = "GONE"
     case preconditionFailed = "PRECONDITION_FAILED"
     case payloadTooLarge = "PAYLOAD_TOO_LARGE"
+    /// The whole request did not arrive in time; the connection is closed.
+    case requestTimeout = "REQUEST_TIMEOUT"
     case unsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
     case rateLimited = "RATE_LIMITED"
     case serviceUnavailable = "SERVICE_UNAVAILABLE"
@@ -28,6 +30,7 @@ public enum ErrorCode: String, Codable, Sendable {
         case .gone: 410
         case .preconditionFailed: 412
         case .payloadTooLarge: 413
+        case .requestTimeout: 408
         case .unsupportedMediaType: 415
         case .rateLimited: 429
         case .serviceUnavailable: 503

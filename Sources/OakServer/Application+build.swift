@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import Logging
 import OakModels
 import OakStore
@@ -14,10 +15,17 @@ public func buildApplication(
     var logger = logger ?? Logger(label: "oak.server", factory: LineLogHandler.init(label:))
     logger.logLevel = configuration.logLevel
     let router = buildRouter(configuration: configuration, store: store, rateLimiter: rateLimiter)
+    let requestTimeout = TimeAmount.seconds(configuration.requestTimeout.components.seconds)
+    let connectionLogger = logger
     return Application(
         router: router,
-        server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000))),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "oak"),
+        server: .http1(
+            configuration: .init(
+                additionalChannelHandlers: [RequestDeadlineHandler(timeout: requestTimeout, logger: connectionLogger)],
+                idleTimeout: .seconds(configuration.idleTimeout.components.seconds))),
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port), serverName: "oak",
+            availableConnectionsDelegate: ConnectionCap(limit: configuration.maxConnections, logger: logger)),
         services: [MaintenanceService(store: store, retention: configuration.tombstoneRetention, backups: configuration.backups, logger: logger)],
         logger: logger)
 }

@@ -20,17 +20,23 @@ public struct ServerConfiguration: Sendable {
     public var maxBodySize: Int
     /// Where backups go and how many are kept.
     public var backups: BackupSettings
-    /// How long an idle or stalled connection is kept open.
+    /// How long a connection with no request in progress is kept open.
     public var idleTimeout: Duration
+    /// How long a whole request (headers and body) may take to arrive, from its first byte; then 408.
+    public var requestTimeout: Duration
+    /// The most connections open at once; past it new ones wait in the listen backlog.
+    public var maxConnections: Int
 
     public static let defaultCORSOrigins = ["https://oakcompendium.org", "https://oakcompendium.com", "http://localhost:*"]
     public static let defaultMaxBodySize = 1 << 20
+    public static let defaultMaxConnections = 4096
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, ownerKey: String, logLevel: Logger.Level = .info,
         tombstoneRetention: Duration = .seconds(90 * 86_400), rateLimits: RateLimits? = RateLimits(), trustProxy: Bool = false,
         corsOrigins: [String] = defaultCORSOrigins, maxBodySize: Int = defaultMaxBodySize,
-        backups: BackupSettings = BackupSettings(), idleTimeout: Duration = .seconds(30)
+        backups: BackupSettings = BackupSettings(), idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(30),
+        maxConnections: Int = defaultMaxConnections
     ) {
         self.host = host
         self.port = port
@@ -43,6 +49,8 @@ public struct ServerConfiguration: Sendable {
         self.maxBodySize = maxBodySize
         self.backups = backups
         self.idleTimeout = idleTimeout
+        self.requestTimeout = requestTimeout
+        self.maxConnections = maxConnections
     }
 }
 

@@ -157,13 +157,14 @@ public final class LocalStore: Sendable {
     /// Species matching `query` offline, ranked as the server's search ranks them (see `SpeciesSearch`).
     public func searchSpecies(_ query: String, limit: Int = 50) async throws -> [Species] {
         let catalog = try await catalog()
-        let localNames = try await writer.read { db in
-            try Row.fetchAll(
+        let names = try await writer.read { db in
+            var names: [String: [String]] = [:]
+            let rows = try Row.fetchCursor(
                 db, sql: "SELECT scientific_name, commonNames FROM notes WHERE commonNames IS NOT NULL AND sync_status != 'pendingDelete'")
-        }
-        var names: [String: [String]] = [:]
-        for row in localNames {
-            names[row[0], default: []] += NoteFields.localNames(from: row[1])
+            while let row = try rows.next() {
+                names[row[0], default: []] += NoteFields.localNames(from: row[1])
+            }
+            return names
         }
         return SpeciesSearch(query: query).rank(catalog.species, localNames: { names[$0.scientificName] ?? [] }, limit: limit)
     }

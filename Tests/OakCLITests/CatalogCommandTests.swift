@@ -24,8 +24,9 @@ final class ServerProcess: @unchecked Sendable {
 
     let port: Int
 
-    /// Starts on `port`, or on a free one.
-    init(database: String, home: URL, port: Int? = nil) async throws {
+    /// Starts on `port`, or on a free one, with `extraArguments` after the usual ones; its log goes to `log`
+    /// when given.
+    init(database: String, home: URL, port: Int? = nil, extraArguments: [String] = [], log: URL? = nil) async throws {
         if let port {
             self.port = port
         } else {
@@ -36,10 +37,15 @@ final class ServerProcess: @unchecked Sendable {
         url = "http://127.0.0.1:\(self.port)"
         process.executableURL = try OakBinary.url
         process.arguments = ["serve", "--port", String(self.port), "--db", database, "--no-rate-limit", "--no-daily-backup",
-                             "--backup-dir", home.appendingPathComponent("backups").path]
+                             "--backup-dir", home.appendingPathComponent("backups").path] + extraArguments
         process.environment = ["HOME": home.path, "OAK_API_KEY": key, "PATH": "/usr/bin:/bin"]
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        if let log {
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: log)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         for _ in 0..<200 {
             if let (_, response) = try? await URLSession.shared.data(from: URL(string: "\(url)/health/ready")!),

@@ -64,7 +64,7 @@ public enum CLIError: Error, Equatable, CustomStringConvertible {
         case .conflict, .preconditionFailed, .gone: self = .conflict(message)
         case .validationError, .payloadTooLarge, .unsupportedMediaType: self = .invalid(message)
         case .unauthorized, .forbidden: self = .auth(message)
-        case .serviceUnavailable, .rateLimited: self = .network(message)
+        case .serviceUnavailable, .rateLimited, .requestTimeout: self = .network(message)
         default: self = .failure(message)
         }
     }

@@ -67,12 +67,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Do not write a backup every day.")
     var noDailyBackup = false
 
-    @Option(help: "Seconds before an idle or stalled connection is closed.")
+    @Option(help: "Seconds before a connection with no request in progress is closed.")
     var idleTimeout = 30
+
+    @Option(help: "Seconds a whole request (headers and body) may take to arrive; a slower one gets 408 and the connection is closed.")
+    var requestTimeout = 30
+
+    @Option(help: "Most connections open at once (default 4096, and never more than the open-file limit allows).")
+    var maxConnections: Int?
 
     func run() async throws {
         tuneMalloc()
-        raiseFileDescriptorLimit()
+        let fileLimit = raiseFileDescriptorLimit()
         let environment = ProcessInfo.processInfo.environment
         let port = try resolvedPort(environment)
         guard let level = Logger.Level(rawValue: logLevel) else {
@@ -82,6 +88,7 @@ struct ServeCommand: AsyncParsableCommand {
             (tombstoneRetentionDays, "--tombstone-retention-days"), (rateLimitReads, "--rate-limit-reads"),
             (rateLimitWrites, "--rate-limit-writes"), (rateLimitBackups, "--rate-limit-backups"),
             (maxBodySize, "--max-body-size"), (backupKeep, "--backup-keep"), (idleTimeout, "--idle-timeout"),
+            (requestTimeout, "--request-timeout"), (maxConnections ?? 1, "--max-connections"),
         ] where value < 1 {
             throw ValidationError("\(name) must be at least 1")
         }
@@ -107,9 +114,17 @@ struct ServeCommand: AsyncParsableCommand {
                 corsOrigins: corsOrigins.isEmpty ? ServerConfiguration.defaultCORSOrigins : corsOrigins,
                 maxBodySize: maxBodySize,
                 backups: BackupSettings(directory: backupDir, keep: backupKeep, daily: !noDailyBackup),
-                idleTimeout: .seconds(idleTimeout)),
+                idleTimeout: .seconds(idleTimeout), requestTimeout: .seconds(requestTimeout),
+                maxConnections: maxConnections ?? Self.defaultConnectionCap(fileLimit: fileLimit)),
             store: store)
         try await app.runService()
+    }
+
+    /// The default cap: 4,096 connections, lowered to leave 64 descriptors free (database, WAL, backups, logs)
+    /// under the open-file limit, so accepting never fails for lack of descriptors.
+    private static func defaultConnectionCap(fileLimit: UInt64?) -> Int {
+        guard let fileLimit else { return ServerConfiguration.defaultMaxConnections }
+        return max(1, min(ServerConfiguration.defaultMaxConnections, Int(clamping: fileLimit) - 64))
     }
 
     /// Fails with one clear line when the address is taken (another server on the port), before the

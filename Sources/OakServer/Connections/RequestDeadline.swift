@@ -1,0 +1,112 @@
+import Foundation
+import HTTPTypes
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTPTypes
+import OakModels
+
+/// Whole-request deadlines: a request (headers and body) must arrive within `timeout` of its first byte, or
+/// the server answers 408 and closes the connection, so a client sending a byte every few seconds cannot
+/// hold a connection (and a file descriptor) for as long as it likes. The idle timeout covers connections
+/// with no request in progress.
+///
+/// Two handlers share one clock: `RequestDeadlineHandler` sits after the HTTP decoding (it sees each request
+/// end and whether a response has started) and, once added, puts `RequestStartHandler` in front of the
+/// pipeline, where the first raw byte of each request arrives.
+final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let timeout: TimeAmount
+    private let logger: Logger
+    /// Whether a request's bytes have started arriving and its end has not.
+    private var inProgress = false
+    /// Whether the response to the request in progress has started (then a 408 cannot be written).
+    private var responding = false
+    private var deadline: Scheduled<Void>?
+
+    init(timeout: TimeAmount, logger: Logger) {
+        self.timeout = timeout
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        try? context.pipeline.syncOperations.addHandler(RequestStartHandler(deadline: self), position: .first)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+    }
+
+    /// The first bytes of a request arrived (called by the front handler, on the channel's event loop).
+    fileprivate func requestBytesArrived(_ context: ChannelHandlerContext) {
+        guard !inProgress else { return }
+        inProgress = true
+        responding = false
+        let channel = context.channel
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(in: timeout) {
+            handler.value.expire(channel)
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .end = unwrapInboundIn(data) {
+            inProgress = false
+            deadline?.cancel()
+            deadline = nil
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .head = unwrapOutboundIn(data) { responding = true }
+        context.write(data, promise: promise)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        context.fireChannelInactive()
+    }
+
+    /// The request is late: a 408 with the error envelope (unless a response has started), then the connection closes.
+    private func expire(_ channel: any Channel) {
+        guard inProgress, channel.isActive else { return }
+        logger.notice(
+            "Request did not arrive in time; answering 408 and closing the connection",
+            metadata: ["remote": "\(channel.remoteAddress?.description ?? "?")", "timeout_s": "\(timeout.nanoseconds / 1_000_000_000)"])
+        guard !responding else {
+            channel.close(promise: nil)
+            return
+        }
+        let error = OakError(.requestTimeout, "The whole request must arrive within \(timeout.nanoseconds / 1_000_000_000) seconds")
+        let body = (try? WireJSON.encoder.encode(ErrorEnvelope(error: error))) ?? Data()
+        var buffer = channel.allocator.buffer(capacity: body.count + 160)
+        buffer.writeString(
+            "HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n")
+        buffer.writeBytes(body)
+        // Written below the HTTP encoder: the request is unfinished, so the encoder has no response to frame.
+        channel.pipeline.context(handlerType: RequestStartHandler.self).whenSuccess { front in
+            front.writeAndFlush(NIOAny(buffer)).whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+}
+
+/// The front of the pipeline: tells the deadline handler when a request's first byte arrives.
+final class RequestStartHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let deadline: RequestDeadlineHandler
+
+    fileprivate init(deadline: RequestDeadlineHandler) {
+        self.deadline = deadline
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        deadline.requestBytesArrived(context)
+        context.fireChannelRead(data)
+    }
+}
