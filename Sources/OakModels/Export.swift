@@ -285,10 +285,3 @@ public struct ExportSourceData: Codable, Hashable, Sendable {
         }
     }
 }
-
-extension KeyedEncodingContainer {
-    /// Encodes a list unless it is empty (the export leaves empty lists out).
-    mutating func encodeUnlessEmpty<T: Encodable>(_ list: [T], forKey key: Key) throws {
-        if !list.isEmpty { try encode(list, forKey: key) }
-    }
-}

@@ -110,10 +110,10 @@ public struct NoteTaxonomy: Codable, Hashable, Sendable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeNullable(subgenus, forKey: .subgenus)
-        try container.encodeNullable(section, forKey: .section)
-        try container.encodeNullable(subsection, forKey: .subsection)
-        try container.encodeNullable(complex, forKey: .complex)
+        try container.encodeIfPresent(subgenus, forKey: .subgenus)
+        try container.encodeIfPresent(section, forKey: .section)
+        try container.encodeIfPresent(subsection, forKey: .subsection)
+        try container.encodeIfPresent(complex, forKey: .complex)
     }
 }
 
@@ -163,7 +163,7 @@ public struct NoteFields: Codable, Hashable, Sendable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         for key in CodingKeys.allCases {
-            try container.encodeNullable(self[key], forKey: key)
+            try container.encodeIfPresent(self[key], forKey: key)
         }
     }
 

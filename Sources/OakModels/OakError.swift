@@ -74,6 +74,22 @@ public struct OakError: Error, Codable, Hashable, Sendable {
         validation([FieldError(field: field, message: message)])
     }
 
+    /// A 404 for a body field that names something that does not exist (a species, a source, a parent
+    /// taxon), with the field in `details.errors` as a validation error has it. The original server answers
+    /// an unknown source this way.
+    public static func unknownReference(_ field: String, _ message: String) -> OakError {
+        var error = invalid(field, message)
+        error.code = .notFound
+        return error
+    }
+
+    /// A 409 for a change the resource's current state forbids (a note's species or source), naming the field.
+    public static func conflicting(_ field: String, _ message: String) -> OakError {
+        var error = invalid(field, message)
+        error.code = .conflict
+        return error
+    }
+
     /// A 404 for an entity that does not exist.
     public static func notFound(_ entity: String, _ key: String) -> OakError {
         OakError(.notFound, "\(entity) '\(key)' not found")

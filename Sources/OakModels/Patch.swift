@@ -61,12 +61,20 @@ extension KeyedEncodingContainer {
         }
     }
 
-    /// Encodes an optional as an explicit `null` when it is nil (the API includes null fields).
+    /// Encodes an optional as an explicit `null` when it is nil (push requests and results, where `null`
+    /// says something: no base version, a deleted note).
     public mutating func encodeNullable<T: Encodable>(_ value: T?, forKey key: Key) throws {
         if let value {
             try encode(value, forKey: key)
         } else {
             try encodeNil(forKey: key)
         }
+    }
+
+    /// Encodes a list only when it has items. With `encodeIfPresent` for optionals this is the rule of
+    /// every record the server answers with: absent values and empty lists are left out, as the original
+    /// server writes them, and readers take a missing member as null or empty.
+    public mutating func encodeUnlessEmpty<T: Encodable & Collection>(_ value: T, forKey key: Key) throws {
+        if !value.isEmpty { try encode(value, forKey: key) }
     }
 }

@@ -67,20 +67,20 @@ public struct Species: Codable, Hashable, Sendable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(scientificName, forKey: .scientificName)
-        try container.encodeNullable(author, forKey: .author)
+        try container.encodeIfPresent(author, forKey: .author)
         try container.encode(isHybrid, forKey: .isHybrid)
-        try container.encodeNullable(conservationStatus, forKey: .conservationStatus)
-        try container.encodeNullable(subgenus, forKey: .subgenus)
-        try container.encodeNullable(section, forKey: .section)
-        try container.encodeNullable(subsection, forKey: .subsection)
-        try container.encodeNullable(complex, forKey: .complex)
-        try container.encodeNullable(parent1, forKey: .parent1)
-        try container.encodeNullable(parent2, forKey: .parent2)
-        try container.encode(hybrids, forKey: .hybrids)
-        try container.encode(closelyRelatedTo, forKey: .closelyRelatedTo)
-        try container.encode(subspeciesVarieties, forKey: .subspeciesVarieties)
-        try container.encode(synonyms, forKey: .synonyms)
-        try container.encode(externalLinks, forKey: .externalLinks)
+        try container.encodeIfPresent(conservationStatus, forKey: .conservationStatus)
+        try container.encodeIfPresent(subgenus, forKey: .subgenus)
+        try container.encodeIfPresent(section, forKey: .section)
+        try container.encodeIfPresent(subsection, forKey: .subsection)
+        try container.encodeIfPresent(complex, forKey: .complex)
+        try container.encodeIfPresent(parent1, forKey: .parent1)
+        try container.encodeIfPresent(parent2, forKey: .parent2)
+        try container.encodeUnlessEmpty(hybrids, forKey: .hybrids)
+        try container.encodeUnlessEmpty(closelyRelatedTo, forKey: .closelyRelatedTo)
+        try container.encodeUnlessEmpty(subspeciesVarieties, forKey: .subspeciesVarieties)
+        try container.encodeUnlessEmpty(synonyms, forKey: .synonyms)
+        try container.encodeUnlessEmpty(externalLinks, forKey: .externalLinks)
     }
 
     /// A new species from a create request; the name is required.
@@ -96,6 +96,10 @@ public struct Species: Codable, Hashable, Sendable {
     /// Applies a partial update (PUT/PATCH merge); the name never changes, then validates.
     public mutating func apply(_ patch: SpeciesPatch) throws {
         merge(patch)
+        // A name sent on update is ignored, but held to the rules of a name like every value a request carries.
+        if case .value(let name) = patch.scientificName, name != scientificName {
+            try Species(scientificName: name).validate()
+        }
         try validate()
     }
 

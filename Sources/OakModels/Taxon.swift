@@ -85,10 +85,10 @@ public struct Taxon: Codable, Hashable, Sendable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
         try container.encode(level, forKey: .level)
-        try container.encodeNullable(parent, forKey: .parent)
-        try container.encodeNullable(author, forKey: .author)
-        try container.encodeNullable(notes, forKey: .notes)
-        try container.encode(links, forKey: .links)
+        try container.encodeIfPresent(parent, forKey: .parent)
+        try container.encodeIfPresent(author, forKey: .author)
+        try container.encodeIfPresent(notes, forKey: .notes)
+        try container.encodeUnlessEmpty(links, forKey: .links)
         try container.encodeIfPresent(speciesCount, forKey: .speciesCount)
     }
 
@@ -120,8 +120,9 @@ public struct Taxon: Codable, Hashable, Sendable {
         validator.length(parent, "parent", 1...100)
         validator.length(author, "author", 0...FieldLimits.shortText)
         validator.length(notes, "notes", 0...FieldLimits.longText)
-        if level == .subgenus, parent != nil { validator.fail("parent", "must be null for a subgenus") }
         try validator.check()
+        // The taxon's level is its state, not this request's: a parent for a subgenus conflicts with it.
+        if level == .subgenus, parent != nil { throw OakError.conflicting("parent", "must be null for a subgenus") }
     }
 }
 

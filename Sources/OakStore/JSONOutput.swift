@@ -228,46 +228,50 @@ struct ColumnMember<Column: RawRepresentable & Sendable>: Sendable where Column.
     let key: StaticString
     let column: Column
     let kind: Kind
-    /// Whether the member is left out when its value is null or an empty list (as the export writes them).
-    let omittedWhenEmpty: Bool
+    /// Whether a null value is written as `null`; otherwise (the rule of every response, see
+    /// `KeyedEncodingContainer.encodeUnlessEmpty`) a null value or an empty list leaves the member out.
+    let keepsNull: Bool
 
-    init(_ key: StaticString, _ column: Column, _ kind: Kind = .text, omittedWhenEmpty: Bool = false) {
+    init(_ key: StaticString, _ column: Column, _ kind: Kind = .text, keepsNull: Bool = false) {
         self.key = key
         self.column = column
         self.kind = kind
-        self.omittedWhenEmpty = omittedWhenEmpty
+        self.keepsNull = keepsNull
     }
 }
 
 extension StatementColumns {
-    /// Whether a column's value reads as null or as an empty list.
+    /// Whether a column's value reads as null or as an empty list (only list columns' text is read).
     func isEmptyValue(_ index: Int32, _ kind: ColumnKind) -> Bool {
-        withText(index) { text in
-            guard let text else { return true }
-            switch kind {
-            case .stringList:
-                guard !ColumnCoding.isEmptyList(text) else { return true }
+        guard !isNull(index) else { return true }
+        switch kind {
+        case .stringList, .joinedList:
+            return withText(index) { text in
+                guard let text, !ColumnCoding.isEmptyList(text) else { return true }
                 return ColumnCoding.plainStringRanges(text).map { $0.isEmpty }
                     ?? ColumnCoding.strings(String(decoding: text, as: UTF8.self)).isEmpty
-            case .valueList:
-                return ColumnCoding.isEmptyList(text) || ColumnCoding.values(String(decoding: text, as: UTF8.self)).isEmpty
-            default:
-                return false
             }
+        case .valueList:
+            return withText(index) { text in
+                guard let text else { return true }
+                return ColumnCoding.isEmptyList(text) || ColumnCoding.values(String(decoding: text, as: UTF8.self)).isEmpty
+            }
+        default:
+            return false
         }
     }
 }
 
 extension JSONOutput {
-    /// Writes `"key":value` members separated by commas (no braces), leaving out the omissible ones that are
-    /// null or empty. `after` says whether the object already has a member (the first one written then
-    /// gets a comma); returns whether it has one now.
+    /// Writes `"key":value` members separated by commas (no braces), leaving out those that are null or
+    /// empty lists (but for `keepsNull` ones). `after` says whether the object already has a member (the
+    /// first one written then gets a comma); returns whether it has one now.
     @discardableResult
     mutating func members<Column>(_ list: [ColumnMember<Column>], _ columns: StatementColumns, after: Bool = false) throws -> Bool {
         var separated = after
         for member in list {
             let index = member.column.rawValue
-            if member.omittedWhenEmpty, columns.isEmptyValue(index, member.kind) { continue }
+            if !member.keepsNull, columns.isEmptyValue(index, member.kind) { continue }
             raw(separated ? #",""# : #"""#)
             separated = true
             raw(member.key)

@@ -62,35 +62,35 @@ extension JSONOutput {
     // The members of an exported species (`ExportSpecies`; keys sorted, as in every response, absent ones
     // left out) before its `sources` array, after it, and in its `taxonomy` object around the constant genus.
     private static let speciesHead: [Member] = [
-        Member("author", .author, omittedWhenEmpty: true),
-        Member("closely_related_to", .closelyRelatedTo, .stringList, omittedWhenEmpty: true),
-        Member("conservation_status", .conservationStatus, omittedWhenEmpty: true),
-        Member("external_links", .externalLinks, .valueList, omittedWhenEmpty: true),
-        Member("hybrids", .hybrids, .stringList, omittedWhenEmpty: true), Member("is_hybrid", .isHybrid, .boolean),
-        Member("name", .scientificName), Member("parent1", .parent1, omittedWhenEmpty: true),
-        Member("parent2", .parent2, omittedWhenEmpty: true),
+        Member("author", .author),
+        Member("closely_related_to", .closelyRelatedTo, .stringList),
+        Member("conservation_status", .conservationStatus),
+        Member("external_links", .externalLinks, .valueList),
+        Member("hybrids", .hybrids, .stringList), Member("is_hybrid", .isHybrid, .boolean),
+        Member("name", .scientificName), Member("parent1", .parent1),
+        Member("parent2", .parent2),
     ]
     private static let speciesTail: [Member] = [
-        Member("subspecies_varieties", .subspeciesVarieties, .stringList, omittedWhenEmpty: true),
-        Member("synonyms", .synonyms, .stringList, omittedWhenEmpty: true),
+        Member("subspecies_varieties", .subspeciesVarieties, .stringList),
+        Member("synonyms", .synonyms, .stringList),
     ]
-    private static let taxonomyBeforeGenus: [Member] = [Member("complex", .complex, omittedWhenEmpty: true)]
+    private static let taxonomyBeforeGenus: [Member] = [Member("complex", .complex)]
     private static let taxonomyAfterGenus: [Member] = [
-        Member("section", .section), Member("subgenus", .subgenus), Member("subsection", .subsection, omittedWhenEmpty: true),
+        Member("section", .section, keepsNull: true), Member("subgenus", .subgenus, keepsNull: true), Member("subsection", .subsection),
     ]
     /// The members of one source's data about a species (`ExportSourceData`).
     private static let sourceData: [Member] = [
-        Member("bark", .bark, omittedWhenEmpty: true), Member("buds", .buds, omittedWhenEmpty: true),
-        Member("flowers", .flowers, omittedWhenEmpty: true), Member("fruits", .fruits, omittedWhenEmpty: true),
-        Member("growth_habit", .growthHabit, omittedWhenEmpty: true),
-        Member("hardiness_habitat", .hardinessHabitat, omittedWhenEmpty: true), Member("is_preferred", .isPreferred, .boolean),
-        Member("leaves", .leaves, omittedWhenEmpty: true), Member("license", .sourceLicense, omittedWhenEmpty: true),
-        Member("license_url", .sourceLicenseURL, omittedWhenEmpty: true),
-        Member("local_names", .localNames, .stringList, omittedWhenEmpty: true),
-        Member("miscellaneous", .miscellaneous, omittedWhenEmpty: true), Member("range", .range, omittedWhenEmpty: true),
+        Member("bark", .bark), Member("buds", .buds),
+        Member("flowers", .flowers), Member("fruits", .fruits),
+        Member("growth_habit", .growthHabit),
+        Member("hardiness_habitat", .hardinessHabitat), Member("is_preferred", .isPreferred, .boolean),
+        Member("leaves", .leaves), Member("license", .sourceLicense),
+        Member("license_url", .sourceLicenseURL),
+        Member("local_names", .localNames, .stringList),
+        Member("miscellaneous", .miscellaneous), Member("range", .range),
         Member("source_id", .sourceId, .integer), Member("source_name", .sourceName),
-        Member("source_url", .sourceURL, omittedWhenEmpty: true), Member("twigs", .twigs, omittedWhenEmpty: true),
-        Member("url", .url, omittedWhenEmpty: true),
+        Member("source_url", .sourceURL), Member("twigs", .twigs),
+        Member("url", .url),
     ]
 
     /// Writes the members of an exported species that come before its `sources` array (without the

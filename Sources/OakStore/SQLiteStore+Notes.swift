@@ -43,15 +43,20 @@ extension SQLiteStore: NoteRepository {
 
     public func updateNote(id: UUID, with input: NoteInput, expectedVersion: Int64?) async throws -> Note {
         try await write { db in
-            let current = try Self.requireNote(db, id, expectedVersion: expectedVersion)
-            if let name = input.scientificName, try Self.storedName(db, name) != current.scientificName {
-                throw OakError.invalid("scientificName", "a note's species cannot change; create a new note instead")
-            }
-            if let sourceId = input.sourceId, sourceId != current.sourceId {
-                throw OakError.invalid("sourceId", "a note's source cannot change")
-            }
+            // A body the server would refuse is a 400 whatever version it was meant for, so it goes first.
+            let current = try Self.requireNote(db, id)
             var fields = current.fields
             input.fields.apply(to: &fields)
+            var checked = try Self.fetchSpeciesSource(db, current.scientificName, current.sourceId)
+            fields.apply(to: &checked)
+            try checked.validate()
+            try Self.checkVersion(current, expectedVersion)
+            if let name = input.scientificName, try Self.storedName(db, name) != current.scientificName {
+                throw OakError.conflicting("scientificName", "a note's species cannot change; create a new note instead")
+            }
+            if let sourceId = input.sourceId, sourceId != current.sourceId {
+                throw OakError.conflicting("sourceId", "a note's source cannot change")
+            }
             // An update that changes nothing is not a new version.
             guard fields != current.fields else { return current }
             try Self.saveNote(db, id: id, fields: fields, updatedAt: self.now)
@@ -92,25 +97,30 @@ extension SQLiteStore: NoteRepository {
     /// The note, which must exist and, when a version is expected, be at that version.
     static func requireNote(_ db: Database, _ id: UUID, expectedVersion: Int64? = nil) throws -> Note {
         guard let note = try fetchNote(db, id) else { throw OakError.notFound("Note", id.uuidString.lowercased()) }
+        try checkVersion(note, expectedVersion)
+        return note
+    }
+
+    /// A 412 when the note is no longer at the version an `If-Match` named.
+    static func checkVersion(_ note: Note, _ expectedVersion: Int64?) throws {
         if let expectedVersion, expectedVersion != note.version {
             throw OakError(
                 .preconditionFailed, "The note has changed since version \(expectedVersion); it is at version \(note.version)",
                 details: ["version": .number(Double(note.version))])
         }
-        return note
     }
 
-    /// A new row for a note, after checking that its species and source exist (400 naming the field).
+    /// A new row for a note, after checking that its species and source exist (404 naming the field).
     static func newNoteRecord(_ db: Database, id: UUID, name: String, sourceId: Int?, fields: NoteFields, at time: Date) throws
         -> SpeciesSource
     {
         let species = try storedName(db, name)
         guard try speciesExists(db, species) else {
-            throw OakError.invalid("scientificName", "no species named '\(species)' exists")
+            throw OakError.unknownReference("scientificName", "no species named '\(species)' exists")
         }
         let sourceId = sourceId ?? Source.personalObservationID
         if (try? fetchSource(db, sourceId)) == nil {
-            throw OakError.invalid("sourceId", "no source with id \(sourceId) exists")
+            throw OakError.unknownReference("sourceId", "no source with id \(sourceId) exists")
         }
         if let existing = try String.fetchOne(
             db, cachedSQL: "SELECT uuid FROM species_sources WHERE scientific_name = ? AND source_id = ?", arguments: [species, sourceId])

@@ -71,7 +71,7 @@ extension SQLiteStore: SpeciesSourceRepository {
         var record = new
         record.scientificName = try fetchSpecies(db, new.scientificName).scientificName
         if (try? fetchSource(db, record.sourceId)) == nil {
-            throw OakError.invalid("source_id", "no source with id \(record.sourceId) exists")
+            throw OakError.unknownReference("source_id", "no source with id \(record.sourceId) exists")
         }
         if let existing = try Row.fetchOne(
             db, cachedSQL: "SELECT id, uuid FROM species_sources WHERE scientific_name = ? AND source_id = ?",

@@ -269,7 +269,8 @@ extension SQLiteStore: SyncRepository {
                     let winner = try fetchNote(db, id)
                 else { throw error }
                 return PushResult(id: change.id, status: .stale, version: winner.version, note: winner)
-            } catch let error as OakError where error.code == .validationError {
+            } catch let error as OakError where error.code == .validationError || error.code == .notFound {
+                // A change the server cannot take (bad fields, an unknown species or source) is refused alone.
                 return PushResult(id: change.id, status: .rejected, error: error)
             }
             let stored = try requireNote(db, change.id)
@@ -322,14 +323,14 @@ extension JSONOutput {
         Member("resources", .url), Member("twigs", .twigs),
     ]
     private static let noteReference: [Member] = [
-        Member("flowers", .flowers, omittedWhenEmpty: true), Member("hardinessHabitat", .hardinessHabitat, omittedWhenEmpty: true),
+        Member("flowers", .flowers), Member("hardinessHabitat", .hardinessHabitat),
     ]
     private static let noteBeforeTaxonomy: [Member] = [
         Member("id", .uuid, .uuid), Member("isPreferred", .isPreferred, .boolean), Member("scientificName", .scientificName),
         Member("sourceId", .sourceId, .integer),
     ]
     private static let noteTaxonomy: [Member] = [
-        Member("complex", .complex), Member("section", .section), Member("subgenus", .subgenus), Member("subsection", .subsection),
+        Member("complex", .complex), Member("section", .section, keepsNull: true), Member("subgenus", .subgenus, keepsNull: true), Member("subsection", .subsection),
     ]
     private static let noteAfterTaxonomy: [Member] = [Member("updatedAt", .updatedAt, .timestamp), Member("version", .seq, .integer)]
 

@@ -88,7 +88,7 @@ extension SQLiteStore: TaxonRepository {
     static func checkParent(_ db: Database, of taxon: Taxon) throws {
         guard let parent = taxon.parent, let parentLevel = taxon.level.parentLevel else { return }
         if (try? fetchTaxon(db, parentLevel, parent)) == nil {
-            throw OakError.invalid("parent", "no \(parentLevel.rawValue) named '\(parent)' exists")
+            throw OakError.unknownReference("parent", "no \(parentLevel.rawValue) named '\(parent)' exists")
         }
     }
 }

@@ -24,8 +24,8 @@ struct SyncCursor: CustomStringConvertible, Equatable {
             return
         }
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard (2...3).contains(parts.count), let sequence = Int64(parts[1]), sequence >= 0,
-            parts.count == 2 || Int64(parts[2]) != nil
+        guard (2...3).contains(parts.count), (1...32).contains(parts[0].count), parts[0].allSatisfy(\.isHexDigit),
+            let sequence = Int64(parts[1]), sequence >= 0, parts.count == 2 || Int64(parts[2]) != nil
         else { throw OakError.invalid("since", "is not a cursor this server issued") }
         guard parts[0] == database else {
             throw OakError(.gone, "The cursor belongs to another database; pull again without a cursor")

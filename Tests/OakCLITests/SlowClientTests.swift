@@ -127,8 +127,12 @@ struct SlowClientTests {
         }
         let waiter = try #require(waiting, "every connection was served past the cap")
         #expect(held.count <= 3)
+        // Once each time the server fills up (the readiness probe's kept-alive connection may have filled
+        // it once and closed before), with the way back below the cap logged in between.
         let text = try String(contentsOf: log, encoding: .utf8)
-        #expect(text.components(separatedBy: "Connection cap reached").count == 2)
+        let filled = text.components(separatedBy: "Connection cap reached").count - 1
+        let freed = text.components(separatedBy: "Below the connection cap again").count - 1
+        #expect(filled >= 1 && filled == freed + 1)
         held[0].close()
         let answer = try #require(waiter.firstBytes(timeout: .seconds(10)), "the waiting connection was not served after one closed")
         #expect(answer.hasPrefix("HTTP/1.1 200 OK"))

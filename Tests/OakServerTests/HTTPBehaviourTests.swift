@@ -208,6 +208,21 @@ struct HTTPBehaviourTests {
         }
     }
 
+    @Test("Allow names the methods of the route that serves the path: species/search is not species/{name}")
+    func allowIsPerRoute() async throws {
+        let env = try TestEnvironment()
+        try await env.test { client in
+            for method in [HTTPRequest.Method.options, .delete, .put] {
+                let search = try await client.send(method, "/api/v1/species/search?q=alba")
+                #expect(search.status == .methodNotAllowed)
+                #expect(search.headers[.allow] == "GET")
+            }
+            let item = try await client.send(.options, "/api/v1/species/alba")
+            #expect(item.headers[.allow] == "DELETE, GET, PATCH, PUT")
+            #expect(try await client.send(.get, "/api/v1/species/alba").status == .ok)
+        }
+    }
+
     @Test("slow or abandoned connections time out")
     func idleTimeout() async throws {
         let env = try TestEnvironment()

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import OakModels
-import OakStore
+@testable import OakStore
 import Synchronization
 import Testing
 
@@ -47,5 +47,32 @@ struct ResponseCacheTests {
             // Kept at the new version, it pushed out what the old version kept (the large export).
             #expect(cache.bytesHeld == 300)
         }
+    }
+
+    @Test("over its bounds the cache drops the least recently used entry, and a newer data version drops every older entry")
+    func dropsLeastRecentlyUsed() throws {
+        let cache = ResponseCache(maxEntries: 3, maxBytes: 1_000)
+        func entry(_ size: Int) -> ResponseCache.Entry {
+            .init(headers: [:], body: ByteBuffer(repeating: UInt8(ascii: "x"), count: size))
+        }
+        let version = DataVersion(writes: 1, changeLogHead: 0)
+        for key in ["a", "b", "c"] { cache.store(entry(100), for: key, at: version) }
+        #expect(cache.entry(for: "a", at: version) != nil)
+        cache.store(entry(100), for: "d", at: version)
+        #expect(cache.entry(for: "b", at: version) == nil)
+        #expect(["a", "c", "d"].allSatisfy { cache.entry(for: $0, at: version) != nil })
+        #expect(cache.count == 3 && cache.bytesHeld == 300)
+
+        // Used last in the order a, c, d: 801 bytes more push out the two least recently used (a, then c).
+        cache.store(entry(801), for: "e", at: version)
+        #expect(cache.entry(for: "a", at: version) == nil && cache.entry(for: "c", at: version) == nil)
+        #expect(cache.entry(for: "d", at: version) != nil && cache.entry(for: "e", at: version) != nil)
+        #expect(cache.bytesHeld == 901)
+
+        let next = DataVersion(writes: 2, changeLogHead: 0)
+        cache.store(entry(10), for: "f", at: next)
+        #expect(cache.count == 1 && cache.bytesHeld == 10)
+        #expect(cache.entry(for: "d", at: version) == nil)
+        #expect(cache.entry(for: "f", at: next) != nil)
     }
 }

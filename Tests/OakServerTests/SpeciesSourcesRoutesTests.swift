@@ -15,7 +15,7 @@ struct SpeciesSourcesRoutesTests {
             let body = try created.object()
             #expect(body["scientific_name"] as? String == "alba")
             #expect(body["is_preferred"] as? Bool == false)
-            #expect(body["flowers"] is NSNull)
+            #expect(body["flowers"] == nil)
 
             let list = try await client.send(.get, "/api/v1/species/alba/sources").array()
             #expect(list.count == 1)
@@ -25,7 +25,7 @@ struct SpeciesSourcesRoutesTests {
             let updated = try await client.send(.put, "/api/v1/species/alba/sources/2", json: #"{"bark": null, "fruits": "acorn 2 cm"}"#)
             #expect(updated.status == .ok)
             let stored = try await client.send(.get, "/api/v1/species/alba/sources/2").object()
-            #expect(stored["bark"] is NSNull)
+            #expect(stored["bark"] == nil)
             #expect(stored["fruits"] as? String == "acorn 2 cm")
             #expect(stored["leaves"] as? String == "7-9 rounded lobes")
             #expect(stored["uuid"] as? String == body["uuid"] as? String)
@@ -67,7 +67,7 @@ struct SpeciesSourcesRoutesTests {
         }
     }
 
-    @Test("create with a missing or unknown source_id answers 400; a second row for the pair answers 409")
+    @Test("create without source_id answers 400, with an unknown one 404 (as the original); a second row for the pair answers 409")
     func sourceIdAndDuplicate() async throws {
         let env = try TestEnvironment()
         try await env.test { client in
@@ -75,7 +75,7 @@ struct SpeciesSourcesRoutesTests {
             #expect(missing.status == .badRequest)
             #expect(try missing.invalidFields() == ["source_id"])
             let unknown = try await client.send(.post, "/api/v1/species/alba/sources", json: #"{"source_id": 77}"#)
-            #expect(unknown.status == .badRequest)
+            #expect(unknown.status == .notFound)
             #expect(try unknown.invalidFields() == ["source_id"])
             let first = try await client.send(.post, "/api/v1/species/alba/sources", json: #"{"source_id": 1}"#)
             let duplicate = try await client.send(.post, "/api/v1/species/alba/sources", json: #"{"source_id": 1}"#)

@@ -238,7 +238,7 @@ struct SyncRoutesTests {
             #expect(version > 0)
             let staleNote = try #require(results[1]["note"] as? [String: Any])
             #expect((staleNote["fields"] as? [String: Any])?["bark"] as? String == "first")
-            #expect((results[2]["error"] as? [String: Any])?["code"] as? String == "VALIDATION_ERROR")
+            #expect((results[2]["error"] as? [String: Any])?["code"] as? String == "NOT_FOUND")
             #expect(try await client.send(.get, "/api/v1/notes/\(id)").object()["version"] as? Int == version)
         }
     }

@@ -45,10 +45,10 @@ struct OakClientTests {
         try await LiveServer.run { server in
             do {
                 _ = try await server.client().createNote(scientificName: "nonexistentus", fields: NoteFields())
-                Issue.record("expected a validation error")
+                Issue.record("expected an unknown-species error")
             } catch let error as OakClientError {
-                #expect(error.status == 400)
-                #expect(error.serverError?.code == .validationError)
+                #expect(error.status == 404)
+                #expect(error.serverError?.code == .notFound)
                 #expect(error.serverError?.fieldErrors.map(\.field) == ["scientificName"])
                 #expect(!error.isTransient)
             }

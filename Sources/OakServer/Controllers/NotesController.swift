@@ -55,13 +55,14 @@ struct NotesController {
         return id
     }
 
-    /// The version an `If-Match` header names (`*` matches any); a header that names none can never match (412).
+    /// The version an `If-Match` header names (`*` matches any); a header of another form is a 400.
     private func expectedVersion(_ request: Request) throws -> Int64? {
-        guard let header = request.headers[.ifMatch], header.trimmingCharacters(in: .whitespaces) != "*" else { return nil }
-        let tag = header.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "")
-            .trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-        guard let version = Int64(tag) else {
-            throw OakError(.preconditionFailed, "If-Match must carry the note's ETag, as returned by GET")
+        guard let header = request.headers[.ifMatch]?.trimmingCharacters(in: .whitespaces), header != "*" else { return nil }
+        let tag = header.hasPrefix("W/") ? header.dropFirst(2) : Substring(header)
+        let quoted = tag.count >= 2 && tag.hasPrefix("\"") && tag.hasSuffix("\"")
+        let digits = quoted ? tag.dropFirst().dropLast() : tag
+        guard (1...18).contains(digits.count), digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let version = Int64(digits) else {
+            throw OakError.invalid("If-Match", "must be the note's ETag as GET returns it (\"<version>\") or *")
         }
         return version
     }

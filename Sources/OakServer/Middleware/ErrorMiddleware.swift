@@ -68,13 +68,27 @@ struct RouteIndex: Sendable {
         self.routes = routes.map { ($0.method, $0.path.split(separator: "/")) }
     }
 
-    /// The methods some route accepts on `path`, sorted.
+    /// The methods of the route that serves `path`, sorted. Where patterns overlap (`species/search` and
+    /// `species/{name}`), the router takes the one with a literal segment earliest, and so does this.
     func methods(for path: String) -> [String] {
         let segments = path.split(separator: "/")
         let matching = routes.filter { route in
             route.segments.count == segments.count
-                && zip(route.segments, segments).allSatisfy { pattern, segment in pattern.hasPrefix(":") || pattern.hasPrefix("{") || pattern == "*" || pattern == segment }
+                && zip(route.segments, segments).allSatisfy { pattern, segment in Self.isParameter(pattern) || pattern == segment }
         }
-        return Set(matching.map(\.method)).sorted()
+        guard let best = matching.map(\.segments).min(by: { Self.isMoreSpecific($0, than: $1) }) else { return [] }
+        return Set(matching.filter { $0.segments == best }.map(\.method)).sorted()
+    }
+
+    private static func isParameter(_ segment: Substring) -> Bool {
+        segment.hasPrefix(":") || segment.hasPrefix("{") || segment == "*"
+    }
+
+    /// Whether a pattern has a literal segment where the other first has a parameter.
+    private static func isMoreSpecific(_ left: [Substring], than right: [Substring]) -> Bool {
+        for (a, b) in zip(left, right) where isParameter(a) != isParameter(b) {
+            return !isParameter(a)
+        }
+        return false
     }
 }

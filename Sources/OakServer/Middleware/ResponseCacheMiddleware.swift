@@ -45,25 +45,34 @@ struct ResponseCacheMiddleware: RouterMiddleware {
     }
 }
 
-/// The entries of the response cache, bounded in count and bytes (least recently used go first).
+/// The entries of the response cache, bounded in count and bytes; the least recently used go first.
+/// Every operation is O(1): entries sit in a doubly linked list (most recent at the head) threaded through
+/// an array, beside a dictionary from key to position.
 final class ResponseCache: @unchecked Sendable {
     struct Entry {
         var headers: HTTPFields
         var body: ByteBuffer
     }
 
-    private struct Slot {
+    private struct Node {
+        var key: String
         var entry: Entry
         var version: DataVersion
-        var lastUsed: UInt64
+        var newer: Int
+        var older: Int
     }
 
+    private static let none = -1
     private let lock = NSLock()
-    private var slots: [String: Slot] = [:]
+    private var positions: [String: Int] = [:]
+    private var nodes: [Node] = []
+    /// Positions in `nodes` no entry uses.
+    private var free: [Int] = []
+    private var newestUsed = ResponseCache.none
+    private var oldestUsed = ResponseCache.none
     private var bytes = 0
-    private var tick: UInt64 = 0
     /// The newest data version an entry was kept for.
-    private var newest: DataVersion?
+    private var newestVersion: DataVersion?
     let maxEntries: Int
     let maxBytes: Int
     /// The largest answer kept, but for the export (see `ResponseCacheMiddleware.keepsAnySize`).
@@ -77,36 +86,74 @@ final class ResponseCache: @unchecked Sendable {
 
     func entry(for key: String, at version: DataVersion) -> Entry? {
         lock.withLock {
-            guard var slot = slots[key], slot.version == version else { return nil }
-            tick &+= 1
-            slot.lastUsed = tick
-            slots[key] = slot
-            return slot.entry
+            guard let position = positions[key], nodes[position].version == version else { return nil }
+            unlink(position)
+            linkAsNewest(position)
+            return nodes[position].entry
         }
     }
 
     /// The bytes of the bodies kept.
     var bytesHeld: Int { lock.withLock { bytes } }
 
+    /// The number of entries kept.
+    var count: Int { lock.withLock { positions.count } }
+
     func store(_ entry: Entry, for key: String, at version: DataVersion) {
         lock.withLock {
-            tick &+= 1
-            // Entries of an older version can never be served again: they go as soon as a newer one is kept.
-            if newest.map({ $0 < version }) ?? true {
-                newest = version
-                for (staleKey, slot) in slots where slot.version < version {
-                    bytes -= slot.entry.body.readableBytes
-                    slots[staleKey] = nil
-                }
+            // Entries of an older version can never be served again: all go when a newer version is kept.
+            if newestVersion.map({ $0 < version }) ?? true {
+                newestVersion = version
+                removeAll()
             }
-            if let old = slots[key] { bytes -= old.entry.body.readableBytes }
-            slots[key] = Slot(entry: entry, version: version, lastUsed: tick)
+            if let position = positions[key] { remove(position) }
+            let node = Node(key: key, entry: entry, version: version, newer: Self.none, older: Self.none)
+            let position: Int
+            if let reused = free.popLast() {
+                position = reused
+                nodes[position] = node
+            } else {
+                position = nodes.count
+                nodes.append(node)
+            }
+            positions[key] = position
+            linkAsNewest(position)
             bytes += entry.body.readableBytes
-            // Then, over the bounds, the least recently used go.
-            while slots.count > maxEntries || bytes > maxBytes, let oldest = slots.min(by: { $0.value.lastUsed < $1.value.lastUsed }) {
-                bytes -= oldest.value.entry.body.readableBytes
-                slots[oldest.key] = nil
+            while positions.count > maxEntries || bytes > maxBytes, oldestUsed != Self.none {
+                remove(oldestUsed)
             }
         }
+    }
+
+    private func removeAll() {
+        positions.removeAll(keepingCapacity: true)
+        nodes.removeAll(keepingCapacity: true)
+        free.removeAll(keepingCapacity: true)
+        newestUsed = Self.none
+        oldestUsed = Self.none
+        bytes = 0
+    }
+
+    private func remove(_ position: Int) {
+        unlink(position)
+        positions[nodes[position].key] = nil
+        bytes -= nodes[position].entry.body.readableBytes
+        // Drop the body now rather than when the position is reused.
+        nodes[position].entry = Entry(headers: [:], body: ByteBuffer())
+        free.append(position)
+    }
+
+    private func unlink(_ position: Int) {
+        let (newer, older) = (nodes[position].newer, nodes[position].older)
+        if newer == Self.none { newestUsed = older } else { nodes[newer].older = older }
+        if older == Self.none { oldestUsed = newer } else { nodes[older].newer = newer }
+    }
+
+    private func linkAsNewest(_ position: Int) {
+        nodes[position].newer = Self.none
+        nodes[position].older = newestUsed
+        if newestUsed != Self.none { nodes[newestUsed].newer = position }
+        newestUsed = position
+        if oldestUsed == Self.none { oldestUsed = position }
     }
 }

@@ -173,12 +173,11 @@ struct CompatibilityTests {
         }
         try await env.test { client in
             let alba = try await client.send(.get, "/api/v1/species/alba").object()
-            #expect(alba["synonyms"] as? [String] == [])
-            #expect(alba["hybrids"] as? [String] == [])
-            #expect(alba["subspecies_varieties"] as? [String] == [])
+            // Empty lists are left out of the answer.
+            #expect(alba["synonyms"] == nil && alba["hybrids"] == nil && alba["subspecies_varieties"] == nil)
             #expect(alba["closely_related_to"] as? [String] == ["rubra", "velutina"])
             let rows = try await client.send(.get, "/api/v1/species/alba/sources").array()
-            #expect(rows.first { $0["source_id"] as? Int == 2 }?["local_names"] as? [String] == [])
+            #expect(rows.first { $0["source_id"] as? Int == 2 }?.keys.contains("local_names") == false)
             #expect(rows.first { $0["source_id"] as? Int == 1 }?["local_names"] as? [String] == ["white oak", "stave oak"])
             let exported = try #require(try await client.send(.get, "/api/v1/export").object()["species"] as? [[String: Any]])
             let entry = try #require(exported.first { $0["name"] as? String == "alba" })
