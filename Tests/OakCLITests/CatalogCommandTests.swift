@@ -25,8 +25,10 @@ final class ServerProcess: @unchecked Sendable {
     let port: Int
 
     /// Starts on `port`, or on a free one, with `extraArguments` after the usual ones; its log goes to `log`
-    /// when given.
-    init(database: String, home: URL, port: Int? = nil, extraArguments: [String] = [], log: URL? = nil) async throws {
+    /// when given. `fileLimit` sets both file-descriptor limits first (through the shell's `ulimit`).
+    init(
+        database: String, home: URL, port: Int? = nil, extraArguments: [String] = [], log: URL? = nil, fileLimit: Int? = nil
+    ) async throws {
         if let port {
             self.port = port
         } else {
@@ -35,9 +37,15 @@ final class ServerProcess: @unchecked Sendable {
             socket.close()
         }
         url = "http://127.0.0.1:\(self.port)"
-        process.executableURL = try OakBinary.url
-        process.arguments = ["serve", "--port", String(self.port), "--db", database, "--no-rate-limit", "--no-daily-backup",
-                             "--backup-dir", home.appendingPathComponent("backups").path] + extraArguments
+        let arguments = ["serve", "--port", String(self.port), "--db", database, "--no-rate-limit", "--no-daily-backup",
+                         "--backup-dir", home.appendingPathComponent("backups").path] + extraArguments
+        if let fileLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", try OakBinary.url.path] + arguments
+        } else {
+            process.executableURL = try OakBinary.url
+            process.arguments = arguments
+        }
         process.environment = ["HOME": home.path, "OAK_API_KEY": key, "PATH": "/usr/bin:/bin"]
         process.standardOutput = FileHandle.nullDevice
         if let log {

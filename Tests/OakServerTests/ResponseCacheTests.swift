@@ -75,4 +75,25 @@ struct ResponseCacheTests {
         #expect(cache.entry(for: "d", at: version) == nil)
         #expect(cache.entry(for: "f", at: next) != nil)
     }
+
+    @Test("every list and record kept answers with an ETag, gzipped too, and If-None-Match with that ETag answers 304")
+    func etagsOnEveryList() async throws {
+        let env = try TestEnvironment()
+        try await env.test { client in
+            for path in ["/api/v1/species?limit=50", "/api/v1/taxa", "/api/v1/sources", "/api/v1/species/alba", "/api/v1/notes"] {
+                let plain = try await client.send(.get, path)
+                let etag = try #require(plain.headers[.eTag], "\(path) has no ETag")
+                let gzipped = try await client.send(.get, path, headers: [.acceptEncoding: "gzip"])
+                #expect(gzipped.headers[.eTag] != nil)
+                let again = try await client.send(.get, path, headers: [.ifNoneMatch: etag])
+                #expect(again.status == .notModified, "\(path)")
+            }
+            let list = try await client.send(.get, "/api/v1/species?limit=50", headers: [.acceptEncoding: "gzip"])
+            #expect(list.headers[.contentEncoding] == "gzip")
+            // A write changes what the list says, and so its ETag.
+            let before = try await client.send(.get, "/api/v1/sources").headers[.eTag]
+            _ = try await client.send(.post, "/api/v1/sources", json: #"{"source_type": "book", "name": "Oaks of the World"}"#)
+            #expect(try await client.send(.get, "/api/v1/sources").headers[.eTag] != before)
+        }
+    }
 }

@@ -1,11 +1,14 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import OakModels
 import OakStore
 
 /// Serves repeated reads from memory: a successful GET under `/api/v1` is kept, with its headers, until
 /// the data may have changed (`dataVersion`). It sits outside compression, so a gzipped body is kept too
-/// (keyed by whether the client accepts gzip), and answers `If-None-Match` itself.
+/// (keyed by whether the client accepts gzip). Every answer it keeps gets a strong ETag (a hash of the
+/// body, unless the route set one), and it answers `If-None-Match` itself.
 struct ResponseCacheMiddleware: RouterMiddleware {
     let cache: ResponseCache
     let store: any MaintenanceRepository
@@ -29,8 +32,16 @@ struct ResponseCacheMiddleware: RouterMiddleware {
             return response
         }
         let body = try await BodyCollector.collect(response.body)
-        cache.store(ResponseCache.Entry(headers: response.headers, body: body), for: key, at: version)
-        return Response(status: .ok, headers: response.headers, body: .init(byteBuffer: body))
+        var headers = response.headers
+        if headers[.eTag] == nil { headers[.eTag] = Self.etag(of: body) }
+        cache.store(ResponseCache.Entry(headers: headers, body: body), for: key, at: version)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+    }
+
+    /// A strong ETag for a body: the first 16 bytes of its SHA-256, in hex.
+    static func etag(of body: ByteBuffer) -> String {
+        let digest = body.withUnsafeReadableBytes { SHA256.hash(data: $0) }
+        return "\"" + digest.prefix(16).hexString + "\""
     }
 
     /// The export's body is the export cache's own buffer, so keeping it costs no memory; other large
