@@ -90,10 +90,13 @@ struct ResponseCacheTests {
             }
             let list = try await client.send(.get, "/api/v1/species?limit=50", headers: [.acceptEncoding: "gzip"])
             #expect(list.headers[.contentEncoding] == "gzip")
+            let speciesTag = try #require(try await client.send(.get, "/api/v1/species?limit=50").headers[.eTag])
             // A write changes what the list says, and so its ETag.
             let before = try await client.send(.get, "/api/v1/sources").headers[.eTag]
             _ = try await client.send(.post, "/api/v1/sources", json: #"{"source_type": "book", "name": "Oaks of the World"}"#)
             #expect(try await client.send(.get, "/api/v1/sources").headers[.eTag] != before)
+            // The write emptied the cache, but the species list is the same: rebuilt, it still answers 304.
+            #expect(try await client.send(.get, "/api/v1/species?limit=50", headers: [.ifNoneMatch: speciesTag]).status == .notModified)
         }
     }
 }

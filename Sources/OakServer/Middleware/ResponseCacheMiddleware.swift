@@ -20,10 +20,7 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         let version = try await store.dataVersion()
         let key = "\(CompressionMiddleware.acceptsGzip(request.headers[.acceptEncoding]) ? "gzip" : "plain") \(request.uri)"
         if let entry = cache.entry(for: key, at: version) {
-            if let etag = entry.headers[.eTag], request.ifNoneMatchMatches(etag) {
-                return Response(status: .notModified, headers: entry.headers.filter { $0.name == .eTag || $0.name == .cacheControl })
-            }
-            return Response(status: .ok, headers: entry.headers, body: .init(byteBuffer: entry.body))
+            return Self.answer(entry, to: request)
         }
         let response = try await next(request, context)
         guard response.status == .ok, let length = response.body.contentLength,
@@ -34,8 +31,17 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         let body = try await BodyCollector.collect(response.body)
         var headers = response.headers
         if headers[.eTag] == nil { headers[.eTag] = Self.etag(of: body) }
-        cache.store(ResponseCache.Entry(headers: headers, body: body), for: key, at: version)
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: body))
+        let entry = ResponseCache.Entry(headers: headers, body: body)
+        cache.store(entry, for: key, at: version)
+        return Self.answer(entry, to: request)
+    }
+
+    /// The kept answer, or a 304 when the request already holds it (`If-None-Match` with its ETag).
+    static func answer(_ entry: ResponseCache.Entry, to request: Request) -> Response {
+        if let etag = entry.headers[.eTag], request.ifNoneMatchMatches(etag) {
+            return Response(status: .notModified, headers: entry.headers.filter { $0.name == .eTag || $0.name == .cacheControl })
+        }
+        return Response(status: .ok, headers: entry.headers, body: .init(byteBuffer: entry.body))
     }
 
     /// A strong ETag for a body: the first 16 bytes of its SHA-256, in hex.
