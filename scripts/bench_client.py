@@ -16,6 +16,7 @@ import statistics
 import subprocess
 import sys
 import time
+import urllib.parse
 import uuid
 
 try:  # a faster parser when installed; the stdlib one otherwise
@@ -140,6 +141,22 @@ def push(args):
     print(json.dumps(summary(times, notes=args.notes, batches=len(bodies))))
 
 
+def urls(args):
+    """Writes the URL lists of the read benchmarks: every species record (species.txt), and a mix of every
+    species, full record, page of 50 and a search per species (mix.txt); prints how many of each."""
+    conn = http.client.HTTPConnection(args.host, args.port)
+    names = [s["scientific_name"] for s in loads(request(conn, "GET", "/api/v1/species?limit=1000"))["data"]]
+    quote = lambda text: urllib.parse.quote(text, safe="")
+    species = [f"/api/v1/species/{quote(n)}" for n in names]
+    mix = species + [f"{path}/full" for path in species]
+    mix += [f"/api/v1/species?limit=50&offset={offset}" for offset in range(0, len(names), 50)]
+    mix += [f"/api/v1/search?q={quote(n.replace('× ', '')[:4])}" for n in names]
+    for file, lines in (("species.txt", species), ("mix.txt", mix)):
+        with open(os.path.join(args.dir, file), "w") as f:
+            f.write("\n".join(lines) + "\n")
+    print(json.dumps({"species": len(species), "mix": len(mix), "distinct_mix": len(set(mix))}))
+
+
 # Targets by result name: (field, comparison, limit, label).
 TARGETS = {
     "species_alba": [("ratio", ">=", 0.5, "≥ 50% of baseline"), ("p99_ms", "<=", 5.0, "p99 ≤ 5 ms")],
@@ -147,6 +164,8 @@ TARGETS = {
     "species_full": [("ratio", ">=", 0.3, "≥ 30% of baseline")],
     "export_304": [("ratio", ">=", 0.5, "≥ 50% of baseline")],
     "search": [("ratio", ">=", 0.2, "≥ 20% of baseline")],
+    "species_uncached": [("rps", ">=", 25000.0, "≥ 25k req/s")],
+    "read_mix": [("rps", ">=", 20000.0, "≥ 20k req/s"), ("p99_ms", "<=", 10.0, "p99 ≤ 10 ms")],
     "export_rebuild": [("median_ms", "<=", 20.0, "≤ 20 ms")],
     "sync_pull": [("first_ms", "<=", 300.0, "≤ 300 ms (first, uncached run)")],
     "sync_push": [("median_ms", "<=", 500.0, "≤ 500 ms")],
@@ -248,6 +267,12 @@ def main():
             p.add_argument("--key", required=True)
             p.add_argument("--notes", type=int, default=1000)
             p.add_argument("--batch", type=int, default=100)
+
+    p = commands.add_parser("urls", help="write the URL lists of the read benchmarks")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--dir", required=True)
+    p.set_defaults(run=urls)
 
     p = commands.add_parser("report", help="write the results JSON and print the tables")
     p.add_argument("--raw", required=True, help="the run's JSON lines")
