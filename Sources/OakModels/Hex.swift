@@ -10,4 +10,9 @@ extension Sequence<UInt8> {
         }
         return String(decoding: text, as: UTF8.self)
     }
+
+    /// A strong ETag from a digest of the content: its first 16 bytes in hex, quoted.
+    public var strongETag: String {
+        "\"" + prefix(16).hexString + "\""
+    }
 }

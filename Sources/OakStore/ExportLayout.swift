@@ -175,7 +175,7 @@ struct ExportLayout: Sendable {
 
         mutating func finish() -> ExportLayout {
             body.writeStaticString("]}")
-            let etag = "\"" + hasher.finalize().prefix(16).hexString + "\""
+            let etag = hasher.finalize().strongETag
             return ExportLayout(version: version, body: body, etag: etag, pieces: pieces, speciesOfRow: speciesOfRow)
         }
     }

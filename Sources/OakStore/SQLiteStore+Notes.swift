@@ -47,9 +47,7 @@ extension SQLiteStore: NoteRepository {
             let current = try Self.requireNote(db, id)
             var fields = current.fields
             input.fields.apply(to: &fields)
-            var checked = try Self.fetchSpeciesSource(db, current.scientificName, current.sourceId)
-            fields.apply(to: &checked)
-            try checked.validate()
+            var record = try Self.noteRecord(db, id: id, fields: fields)
             try Self.checkVersion(current, expectedVersion)
             if let name = input.scientificName, try Self.storedName(db, name) != current.scientificName {
                 throw OakError.conflicting("scientificName", "a note's species cannot change; create a new note instead")
@@ -59,7 +57,8 @@ extension SQLiteStore: NoteRepository {
             }
             // An update that changes nothing is not a new version.
             guard fields != current.fields else { return current }
-            try Self.saveNote(db, id: id, fields: fields, updatedAt: self.now)
+            record.updatedAt = self.now
+            try Self.saveSpeciesSource(db, record)
             return try Self.requireNote(db, id)
         }
     }
@@ -136,13 +135,19 @@ extension SQLiteStore: NoteRepository {
         return record
     }
 
-    /// Writes a note's fields and timestamp into its row.
-    static func saveNote(_ db: Database, id: UUID, fields: NoteFields, updatedAt: Date) throws {
+    /// A note's row with `fields` applied and validated (a 400 naming the column), not yet written.
+    static func noteRecord(_ db: Database, id: UUID, fields: NoteFields) throws -> SpeciesSource {
         guard var record = try db.fetchOne(
             cachedSQL: "SELECT * FROM species_sources WHERE uuid = ?", arguments: [id.uuidString.lowercased()], SpeciesSource.init(row:))
         else { throw OakError.notFound("Note", id.uuidString.lowercased()) }
         fields.apply(to: &record)
         try record.validate()
+        return record
+    }
+
+    /// Writes a note's fields and timestamp into its row.
+    static func saveNote(_ db: Database, id: UUID, fields: NoteFields, updatedAt: Date) throws {
+        var record = try noteRecord(db, id: id, fields: fields)
         record.updatedAt = updatedAt
         try saveSpeciesSource(db, record)
     }

@@ -44,10 +44,9 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         return Response(status: .ok, headers: entry.headers, body: .init(byteBuffer: entry.body))
     }
 
-    /// A strong ETag for a body: the first 16 bytes of its SHA-256, in hex.
+    /// A strong ETag for a body, from its SHA-256.
     static func etag(of body: ByteBuffer) -> String {
-        let digest = body.withUnsafeReadableBytes { SHA256.hash(data: $0) }
-        return "\"" + digest.prefix(16).hexString + "\""
+        body.withUnsafeReadableBytes { SHA256.hash(data: $0) }.strongETag
     }
 
     /// The export's body is the export cache's own buffer, so keeping it costs no memory; other large
