@@ -4,7 +4,7 @@ import OakModels
 
 extension SQLiteStore: CatalogRepository {
     public func stats() async throws -> CatalogStats {
-        try await read { db in
+        try await longRead { db in
             func count(_ sql: String) throws -> Int { try Int.fetchOne(db, cachedSQL: sql) ?? 0 }
             func grouped(_ sql: String) throws -> [String: Int] {
                 var result: [String: Int] = [:]
@@ -31,7 +31,7 @@ extension SQLiteStore: CatalogRepository {
     }
 
     public func checkReady() async throws {
-        _ = try await read { db in try Int.fetchOne(db, cachedSQL: "SELECT COUNT(*) FROM sources") }
+        _ = try read { db in try Int.fetchOne(db, cachedSQL: "SELECT COUNT(*) FROM sources") }
     }
 
     /// The newest change sequence number: it moves on every committed mutation.

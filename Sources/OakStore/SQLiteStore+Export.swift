@@ -7,9 +7,9 @@ extension SQLiteStore {
     /// The export, rebuilt only when the change log has moved since the cached copy; concurrent requests
     /// for a new version share one rebuild, which renders again only the species changed since.
     public func export() async throws -> ExportSnapshot {
-        let version = try await read { db in try Self.changeLogVersion(db) }
+        let version = try read { db in try Self.changeLogVersion(db) }
         return try await exportCache.snapshot(at: version) { previous in
-            try await self.read { db in try ExportLayout.build(db, after: previous) }
+            try await self.longRead { db in try ExportLayout.build(db, after: previous) }
         }
     }
 }

@@ -4,7 +4,8 @@ import OakModels
 
 extension SQLiteStore: NoteRepository {
     public func notes(species: String?, sourceId: Int) async throws -> [Note] {
-        try await read { db in
+        // Every note of a source can be thousands of rows.
+        try await longRead { db in
             var sql = "\(Self.noteSelect) WHERE ss.source_id = ?"
             var arguments: StatementArguments = [sourceId]
             if let species {
@@ -16,7 +17,7 @@ extension SQLiteStore: NoteRepository {
     }
 
     public func note(id: UUID) async throws -> Note {
-        try await read { db in
+        try read { db in
             guard let note = try Self.fetchNote(db, id) else { throw OakError.notFound("Note", id.uuidString.lowercased()) }
             return note
         }
@@ -118,7 +119,7 @@ extension SQLiteStore: NoteRepository {
             throw OakError.unknownReference("scientificName", "no species named '\(species)' exists")
         }
         let sourceId = sourceId ?? Source.personalObservationID
-        if (try? fetchSource(db, sourceId)) == nil {
+        if try !(Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM sources WHERE id = ?)", arguments: [sourceId]) ?? false) {
             throw OakError.unknownReference("sourceId", "no source with id \(sourceId) exists")
         }
         if let existing = try String.fetchOne(

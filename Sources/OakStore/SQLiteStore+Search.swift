@@ -5,12 +5,12 @@ import OakModels
 extension SQLiteStore {
     public func searchSpecies(query: String, limit: Int) async throws -> [Species] {
         let search = try SearchText(query)
-        return try await read { db in try Self.matchingSpecies(db, search, limit: limit) }
+        return try read { db in try Self.matchingSpecies(db, search, limit: limit) }
     }
 
     public func search(query: String, limit: Int) async throws -> CatalogSearchResult {
         let search = try SearchText(query)
-        return try await read { db in
+        return try read { db in
             let species = try Self.matchingSpecies(db, search, limit: limit)
             let taxa = try db.fetchAll(
                 cachedSQL: """
@@ -34,12 +34,12 @@ extension SQLiteStore {
     /// start with its words ignoring diacritics; exact names first, then names starting with the text,
     /// then synonyms or local names starting with it, then the rest, each by name.
     static func matchingSpecies(_ db: Database, _ search: SearchText, limit: Int) throws -> [Species] {
-        // Three characters or more go through the trigram index; shorter text is compared with every row.
+        // Three characters or more go through the trigram index; shorter text is compared with every document.
         let substring =
             search.text.count >= 3
-            ? "k.id IN (SELECT rowid FROM species_trigram WHERE species_trigram MATCH ?2)"
-            : "k.id IN (SELECT rowid FROM species_trigram WHERE scientific_name LIKE ?1 ESCAPE '\\' OR synonyms LIKE ?1 ESCAPE '\\' OR local_names LIKE ?1 ESCAPE '\\')"
-        let words = search.wordQuery.map { _ in " OR k.id IN (SELECT rowid FROM species_fts WHERE species_fts MATCH ?6)" } ?? ""
+            ? "k.id IN (SELECT species_key FROM search_trigrams WHERE search_trigrams MATCH ?2)"
+            : "k.id IN (SELECT species_key FROM search_trigrams WHERE scientific_name LIKE ?1 ESCAPE '\\' OR synonyms LIKE ?1 ESCAPE '\\' OR local_names LIKE ?1 ESCAPE '\\')"
+        let words = search.wordQuery.map { _ in " OR k.id IN (SELECT species_key FROM search_words WHERE search_words MATCH ?6)" } ?? ""
         var arguments = search.arguments(limit: limit)
         if let wordQuery = search.wordQuery { arguments += [wordQuery] }
         return try db.fetchAll(
@@ -50,7 +50,8 @@ extension SQLiteStore {
                     WHEN e.scientific_name = ?5 COLLATE NOCASE OR e.scientific_name = ('× ' || ?5) COLLATE NOCASE THEN 0
                     WHEN e.scientific_name LIKE ?3 || '%' ESCAPE '\\' OR e.scientific_name LIKE '× ' || ?3 || '%' ESCAPE '\\' THEN 1
                     WHEN e.synonyms LIKE '%"' || ?3 || '%' ESCAPE '\\'
-                        OR (SELECT local_names FROM species_trigram WHERE rowid = k.id) LIKE '%"' || ?3 || '%' ESCAPE '\\' THEN 2
+                        OR EXISTS (SELECT 1 FROM species_sources s WHERE s.scientific_name = e.scientific_name
+                            AND s.local_names LIKE '%"' || ?3 || '%' ESCAPE '\\') THEN 2
                     ELSE 3 END, e.scientific_name
                 LIMIT ?4
                 """,

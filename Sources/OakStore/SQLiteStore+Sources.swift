@@ -4,13 +4,13 @@ import OakModels
 
 extension SQLiteStore: SourceRepository {
     public func listSources() async throws -> [Source] {
-        try await read { db in
+        try read { db in
             try db.fetchAll(cachedSQL: "SELECT \(Self.sourceColumns) FROM sources s ORDER BY id", Source.init(row:))
         }
     }
 
     public func source(id: Int) async throws -> Source {
-        try await read { db in try Self.fetchSource(db, id) }
+        try read { db in try Self.fetchSource(db, id) }
     }
 
     public func createSource(_ patch: SourcePatch) async throws -> Source {

@@ -14,17 +14,17 @@ extension SQLiteStore: SpeciesRepository {
         sql.add("is_hybrid = ?", filter.isHybrid)
         sql.add("scientific_name IN (SELECT scientific_name FROM species_sources WHERE source_id = ?)", filter.sourceId)
         let query = sql
-        return try await read { db in
+        return try read { db in
             try query.page(db, from: "oak_entries", orderBy: "scientific_name", limit: limit, offset: offset, Species.init(row:))
         }
     }
 
     public func species(named name: String) async throws -> Species {
-        try await read { db in try Self.fetchSpecies(db, name) }
+        try read { db in try Self.fetchSpecies(db, name) }
     }
 
     public func speciesFull(named name: String) async throws -> SpeciesFull {
-        try await read { db in
+        try read { db in
             SpeciesFull(species: try Self.fetchSpecies(db, name), sources: try Self.attributedSources(db, of: name))
         }
     }

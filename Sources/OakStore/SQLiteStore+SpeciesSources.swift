@@ -4,7 +4,7 @@ import OakModels
 
 extension SQLiteStore: SpeciesSourceRepository {
     public func speciesSources(of name: String) async throws -> [SpeciesSource] {
-        try await read { db in
+        try read { db in
             let species = try Self.fetchSpecies(db, name)
             return try db.fetchAll(
                 cachedSQL: "SELECT * FROM species_sources WHERE scientific_name = ? ORDER BY is_preferred DESC, source_id",
@@ -13,7 +13,7 @@ extension SQLiteStore: SpeciesSourceRepository {
     }
 
     public func speciesSource(of name: String, sourceId: Int) async throws -> SpeciesSource {
-        try await read { db in try Self.fetchSpeciesSource(db, name, sourceId) }
+        try read { db in try Self.fetchSpeciesSource(db, name, sourceId) }
     }
 
     public func createSpeciesSource(of name: String, with patch: SpeciesSourcePatch) async throws -> SpeciesSource {

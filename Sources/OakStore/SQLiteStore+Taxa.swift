@@ -8,7 +8,7 @@ extension SQLiteStore: TaxonRepository {
         sql.add("level = ?", level?.rawValue)
         sql.add("parent = ? COLLATE NOCASE", parent)
         let query = sql
-        return try await read { db in
+        return try read { db in
             try query.page(
                 db, select: Self.taxonColumns, from: "taxa t",
                 orderBy: "CASE level WHEN 'subgenus' THEN 0 WHEN 'section' THEN 1 WHEN 'subsection' THEN 2 ELSE 3 END, name",
@@ -22,7 +22,7 @@ extension SQLiteStore: TaxonRepository {
         """
 
     public func taxon(level: TaxonLevel, name: String) async throws -> Taxon {
-        try await read { db in try Self.fetchTaxon(db, level, name) }
+        try read { db in try Self.fetchTaxon(db, level, name) }
     }
 
     public func createTaxon(_ patch: TaxonPatch) async throws -> Taxon {

@@ -26,7 +26,7 @@ extension SQLiteStore: TokenRepository {
     }
 
     public func listTokens() async throws -> [APIToken] {
-        try await read { db in try db.fetchAll(cachedSQL: "SELECT * FROM api_tokens ORDER BY name", Self.token(row:)) }
+        try read { db in try db.fetchAll(cachedSQL: "SELECT * FROM api_tokens ORDER BY name", Self.token(row:)) }
     }
 
     public func revokeToken(name: String) async throws {
@@ -38,7 +38,7 @@ extension SQLiteStore: TokenRepository {
 
     public func authenticate(secret: String) async throws -> APIToken? {
         let presented = Self.hash(secret)
-        let match = try await read { db -> APIToken? in
+        let match = try read { db -> APIToken? in
             // Every stored hash is compared, each in constant time.
             var match: APIToken?
             for row in try Row.fetchAll(db, cachedSQL: "SELECT * FROM api_tokens") where constantTimeEquals(row["token_hash"], presented) {

@@ -37,6 +37,9 @@ enum Schema {
         migrator.registerMigration("v7 standard source types") { db in
             try db.execute(sql: standardSourceTypes)
         }
+        migrator.registerMigration("v8 search documents per source") { db in
+            try SearchDocuments.replaceSpeciesDocuments(db)
+        }
         return migrator
     }
 

@@ -64,7 +64,7 @@ struct LegacyMigrationTests {
         // Standard sources that exist keep their data; the starter dataset is not added to a database with species.
         #expect(try await store.source(id: 1).name == "iNaturalist (legacy)")
         #expect(try await store.listSpecies(filter: SpeciesFilter(), limit: 100, offset: 0).pagination.total == 3)
-        let legacy = try await store.read { db in
+        let legacy = try store.read { db in
             (try String.fetchOne(db, sql: "SELECT bark_twigs_buds FROM species_sources WHERE leaves = 'deeply lobed'"),
              try String.fetchOne(db, sql: "SELECT value FROM import_metadata WHERE key = 'last_import'"))
         }
@@ -76,12 +76,13 @@ struct LegacyMigrationTests {
     func addsColumns() async throws {
         let path = try makeLegacyDatabase()
         let store = try SQLiteStore(path: path)
-        let (columns, tables) = try await store.read { db in
+        let (columns, tables) = try store.read { db in
             (Set(try db.columns(in: "species_sources").map(\.name)),
              Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")))
         }
         #expect(columns.isSuperset(of: ["uuid", "created_at", "updated_at", "bark", "twigs", "buds", "bark_twigs_buds"]))
-        #expect(tables.isSuperset(of: ["change_log", "species_fts", "taxa", "import_metadata"]))
+        #expect(tables.isSuperset(of: ["change_log", "search_words", "search_trigrams", "taxa", "import_metadata"]))
+        #expect(tables.isDisjoint(with: ["species_fts", "species_trigram"]))
     }
 
     @Test("existing rows get note UUIDs once; they are stable across restarts and re-migrations")
@@ -106,7 +107,7 @@ struct LegacyMigrationTests {
     func changeLogBackfilled() async throws {
         let path = try makeLegacyDatabase()
         let store = try SQLiteStore(path: path)
-        let entities = try await store.read { db in
+        let entities = try store.read { db in
             try Row.fetchAll(db, sql: "SELECT entity, COUNT(*) AS n FROM change_log GROUP BY entity")
                 .reduce(into: [String: Int]()) { $0[$1["entity"]] = $1["n"] }
         }
