@@ -37,15 +37,16 @@ extension SQLiteStore {
         // Three characters or more go through the trigram index; shorter text is compared with every document.
         let substring =
             search.text.count >= 3
-            ? "k.id IN (SELECT species_key FROM search_trigrams WHERE search_trigrams MATCH ?2)"
-            : "k.id IN (SELECT species_key FROM search_trigrams WHERE scientific_name LIKE ?1 ESCAPE '\\' OR synonyms LIKE ?1 ESCAPE '\\' OR local_names LIKE ?1 ESCAPE '\\')"
-        let words = search.wordQuery.map { _ in " OR k.id IN (SELECT species_key FROM search_words WHERE search_words MATCH ?6)" } ?? ""
+            ? "SELECT rowid >> 32 FROM search_trigrams WHERE search_trigrams MATCH ?2"
+            : "SELECT rowid >> 32 FROM search_trigrams WHERE scientific_name LIKE ?1 ESCAPE '\\' OR synonyms LIKE ?1 ESCAPE '\\' OR local_names LIKE ?1 ESCAPE '\\'"
+        // One list of species keys (a UNION, not an OR of two lists, which scanned every species).
+        let words = search.wordQuery.map { _ in " UNION SELECT rowid >> 32 FROM search_words WHERE search_words MATCH ?6" } ?? ""
         var arguments = search.arguments(limit: limit)
         if let wordQuery = search.wordQuery { arguments += [wordQuery] }
         return try db.fetchAll(
             cachedSQL: """
                 SELECT e.* FROM species_search_keys k JOIN oak_entries e ON e.scientific_name = k.scientific_name
-                WHERE \(substring)\(words)
+                WHERE k.id IN (\(substring)\(words))
                 ORDER BY CASE
                     WHEN e.scientific_name = ?5 COLLATE NOCASE OR e.scientific_name = ('× ' || ?5) COLLATE NOCASE THEN 0
                     WHEN e.scientific_name LIKE ?3 || '%' ESCAPE '\\' OR e.scientific_name LIKE '× ' || ?3 || '%' ESCAPE '\\' THEN 1

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OakModels
 
 /// The database schema: the layout of existing `oak_compendium.db` files, migrated forward in place.
 /// Migrations only add tables, columns, indexes and triggers, and write lower-case note ids; they never drop data.
@@ -39,6 +40,12 @@ enum Schema {
         }
         migrator.registerMigration("v8 search documents per source") { db in
             try SearchDocuments.replaceSpeciesDocuments(db)
+        }
+        migrator.registerMigration("v9 taxonomy indexes") { db in
+            // A taxon's species count (in lists, details and search results) was a scan of every species.
+            try db.execute(sql: TaxonLevel.allCases.map {
+                "CREATE INDEX IF NOT EXISTS oak_entries_\($0.rawValue) ON oak_entries(\($0.rawValue));"
+            }.joined(separator: "\n"))
         }
         return migrator
     }

@@ -2,9 +2,10 @@ import GRDB
 
 /// The full-text indexes searches read (v8 layout). `search_words` matches words and their starts ignoring
 /// diacritics ("chene" finds "chêne"); `search_trigrams` matches any substring ("lba" finds "alba"). Both
-/// hold one document per species (its name and synonyms, rowid = its `species_search_keys` id) and one per
-/// row of source data that has local names (rowid = minus the row's id), each naming its species in the
-/// unindexed `species_key` column.
+/// hold one document per species (its name and synonyms) and one per row of source data that has local
+/// names. A document's rowid carries its species: the species' `species_search_keys` id in the high 32 bits,
+/// and for a source row that row's id in the low 32 bits (0 for the species' own document). A match is read
+/// as `rowid >> 32` without touching the documents, and a species' documents are one rowid range.
 ///
 /// Before v8 a species had a single document with every source's local names in it, so adding one note
 /// re-tokenized all of that species' names in both indexes: 90% of the time of a pushed note. Now a note
@@ -12,8 +13,11 @@ import GRDB
 enum SearchDocuments {
     static let tables = ["search_words": "tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'", "search_trigrams": "tokenize = 'trigram'"]
 
-    /// SQL: the search key of a species named by an SQL expression.
-    static func key(_ name: String) -> String { "(SELECT id FROM species_search_keys WHERE scientific_name = \(name))" }
+    /// SQL: the rowid of a document, given SQL for the species' name and the source row's id (`0` for the
+    /// species' own document).
+    static func rowid(species name: String, row: String) -> String {
+        "(((SELECT id FROM species_search_keys WHERE scientific_name = \(name)) << 32) | \(row))"
+    }
 
     /// SQL run for each index: `statement` with `%t` standing for the table's name.
     private static func eachTable(_ statement: String) -> String {
@@ -24,8 +28,8 @@ enum SearchDocuments {
     /// `oak_entries e` (`from`).
     private static func insertSpecies(_ row: String, from: String = "") -> String {
         eachTable("""
-            INSERT INTO %t(rowid, scientific_name, synonyms, local_names, species_key)
-                SELECT k.id, k.scientific_name, COALESCE(\(row).synonyms, ''), '', k.id FROM \(from) species_search_keys k
+            INSERT INTO %t(rowid, scientific_name, synonyms, local_names)
+                SELECT k.id << 32, k.scientific_name, COALESCE(\(row).synonyms, ''), '' FROM \(from) species_search_keys k
                 WHERE k.scientific_name = \(row).scientific_name;
             """)
     }
@@ -34,8 +38,8 @@ enum SearchDocuments {
     /// `species_sources ss` (`from`).
     private static func insertSource(_ row: String, from: String = "") -> String {
         eachTable("""
-            INSERT INTO %t(rowid, scientific_name, synonyms, local_names, species_key)
-                SELECT -\(row).id, '', '', \(row).local_names, \(key("\(row).scientific_name")) \(from)
+            INSERT INTO %t(rowid, scientific_name, synonyms, local_names)
+                SELECT \(rowid(species: "\(row).scientific_name", row: "\(row).id")), '', '', \(row).local_names \(from)
                 WHERE \(Schema.hasNames("\(row).local_names"));
             """)
     }
@@ -54,12 +58,15 @@ enum SearchDocuments {
             INSERT OR IGNORE INTO species_search_keys(scientific_name) SELECT scientific_name FROM oak_entries;
             """)
         for (table, options) in tables.sorted(by: { $0.key < $1.key }) {
-            try db.execute(sql: "CREATE VIRTUAL TABLE \(table) USING fts5(scientific_name, synonyms, local_names, species_key UNINDEXED, \(options))")
+            try db.execute(sql: "CREATE VIRTUAL TABLE \(table) USING fts5(scientific_name, synonyms, local_names, \(options))")
         }
         try db.execute(sql: insertSpecies("e", from: "oak_entries e,"))
         try db.execute(sql: insertSource("ss", from: "FROM species_sources ss"))
-        let deleteSpecies = eachTable("DELETE FROM %t WHERE rowid = \(key("OLD.scientific_name"));")
-        let deleteSource = eachTable("DELETE FROM %t WHERE rowid = -OLD.id;")
+        let oldKey = "(SELECT id FROM species_search_keys WHERE scientific_name = OLD.scientific_name)"
+        // Every document of the species: its own and its source rows' (a species' delete cascades to its rows).
+        let deleteSpecies = eachTable("DELETE FROM %t WHERE rowid >= (\(oldKey) << 32) AND rowid < ((\(oldKey) + 1) << 32);")
+        let deleteSpeciesOwn = eachTable("DELETE FROM %t WHERE rowid = (\(oldKey) << 32);")
+        let deleteSource = eachTable("DELETE FROM %t WHERE rowid = \(rowid(species: "OLD.scientific_name", row: "OLD.id"));")
         try db.execute(sql: """
             CREATE TRIGGER oak_entries_searched_insert AFTER INSERT ON oak_entries BEGIN
                 INSERT OR IGNORE INTO species_search_keys(scientific_name) VALUES (NEW.scientific_name);
@@ -67,7 +74,7 @@ enum SearchDocuments {
             END;
             CREATE TRIGGER oak_entries_searched_update AFTER UPDATE OF scientific_name, synonyms ON oak_entries
             WHEN OLD.synonyms IS NOT NEW.synonyms OR OLD.scientific_name IS NOT NEW.scientific_name BEGIN
-                \(deleteSpecies)
+                \(deleteSpeciesOwn)
                 INSERT OR IGNORE INTO species_search_keys(scientific_name) VALUES (NEW.scientific_name);
                 \(insertSpecies("NEW"))
             END;

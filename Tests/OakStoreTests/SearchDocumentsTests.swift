@@ -37,6 +37,25 @@ struct SearchDocumentsTests {
         #expect(try await names(store, "alba").first == "alba")
     }
 
+    @Test("deleting a species removes its own document and every source row's, so nothing finds it")
+    func speciesDeleteRemovesDocuments() async throws {
+        let store = try newStore()
+        var species = SpeciesPatch()
+        species.scientificName = .value("zyxwelliana")
+        _ = try await store.createSpecies(species)
+        var fields = NoteFieldsPatch()
+        try fields.set("commonNames", to: "Qwertle oak")
+        _ = try await store.createNote(NoteInput(scientificName: "zyxwelliana", fields: fields))
+        #expect(try await names(store, "qwertle") == ["zyxwelliana"])
+        try await store.deleteSpecies(named: "zyxwelliana")
+        #expect(try await names(store, "qwertle").isEmpty)
+        #expect(try await names(store, "zyxwell").isEmpty)
+        let left = try store.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM search_words WHERE search_words MATCH 'qwertle OR zyxwelliana'") ?? -1
+        }
+        #expect(left == 0)
+    }
+
     @Test("writing a note indexes that note alone, not every name of its species again")
     func writeIndexesOneDocument() async throws {
         let store = try newStore()
@@ -46,7 +65,10 @@ struct SearchDocumentsTests {
         let note = try await store.createNote(NoteInput(scientificName: "alba", fields: fields))
         let documents = try store.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT rowid, local_names FROM search_trigrams WHERE rowid = -(SELECT id FROM species_sources WHERE uuid = ?)",
+                db, sql: """
+                    SELECT rowid, local_names FROM search_trigrams WHERE rowid =
+                        ((SELECT id FROM species_search_keys WHERE scientific_name = 'alba') << 32) | (SELECT id FROM species_sources WHERE uuid = ?)
+                    """,
                 arguments: [note.id.uuidString.lowercased()])
         }
         #expect(documents.count == 1)
