@@ -155,8 +155,10 @@ struct SlowClientTests {
         let before = try Self.cpuSeconds(of: pid)
         try await Task.sleep(for: .seconds(2))
         #expect(try Self.cpuSeconds(of: pid) - before < 0.5)
-        // The default cap leaves 64 of the 96 descriptors free: at most 32 connections were taken in.
-        #expect(connections.filter { $0.firstBytes(timeout: .milliseconds(50)) != nil }.count <= 32)
+        // The default cap leaves 64 of the 96 descriptors free: 32 connections. The cap is asked before each read
+        // of the listening socket, and one read accepts up to 4 connections (NIO's `maxMessagesPerRead`), so it
+        // can be passed by up to 3; a CI run once saw 33.
+        #expect(connections.filter { $0.firstBytes(timeout: .milliseconds(50)) != nil }.count <= 32 + 3)
         connections.forEach { $0.close() }
         connections.removeAll()
         try await Task.sleep(for: .milliseconds(300))
