@@ -102,5 +102,7 @@ public protocol MaintenanceRepository: Sendable {
     var poolStatus: PoolStatus { get }
     /// Changes whenever the data may have changed; answers derived from the data can be cached under it.
     func dataVersion() async throws -> DataVersion
+    /// What changed after a change-log position (nil: only where the log is now); a short read.
+    func changes(after position: Int64?) throws -> DataChanges
 }
 

@@ -7,6 +7,8 @@ import GRDB
 /// and for a source row that row's id in the low 32 bits (0 for the species' own document). A match is read
 /// as `rowid >> 32` without touching the documents, and a species' documents are one rowid range.
 ///
+/// The same triggers keep the listing version that the read cache checks before it keeps a list or a search.
+///
 /// Before v8 a species had a single document with every source's local names in it, so adding one note
 /// re-tokenized all of that species' names in both indexes: 90% of the time of a pushed note. Now a note
 /// writes only its own names.
@@ -44,6 +46,10 @@ enum SearchDocuments {
             """)
     }
 
+    /// SQL that moves the listing version (`SQLiteStore.listingVersion`).
+    private static let bumpListingVersion =
+        "UPDATE sync_state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'listing_version';"
+
     /// Drops the single-document indexes of v3 and v6 and their triggers, and builds the v8 ones.
     static func replaceSpeciesDocuments(_ db: Database) throws {
         try db.execute(sql: """
@@ -56,6 +62,7 @@ enum SearchDocuments {
             DROP TABLE IF EXISTS species_fts;
             DROP TABLE IF EXISTS species_trigram;
             INSERT OR IGNORE INTO species_search_keys(scientific_name) SELECT scientific_name FROM oak_entries;
+            INSERT OR IGNORE INTO sync_state(key, value) VALUES ('listing_version', '0');
             """)
         for (table, options) in tables.sorted(by: { $0.key < $1.key }) {
             try db.execute(sql: "CREATE VIRTUAL TABLE \(table) USING fts5(scientific_name, synonyms, local_names, \(options))")
@@ -89,6 +96,13 @@ enum SearchDocuments {
             WHEN OLD.local_names IS NOT NEW.local_names OR OLD.scientific_name IS NOT NEW.scientific_name BEGIN
                 \(deleteSource)
                 \(insertSource("NEW"))
+                \(bumpListingVersion)
+            END;
+            CREATE TRIGGER species_sources_listed_insert AFTER INSERT ON species_sources BEGIN
+                \(bumpListingVersion)
+            END;
+            CREATE TRIGGER species_sources_listed_delete AFTER DELETE ON species_sources BEGIN
+                \(bumpListingVersion)
             END;
             CREATE TRIGGER species_sources_searched_delete AFTER DELETE ON species_sources WHEN \(Schema.hasNames("OLD.local_names")) BEGIN
                 \(deleteSource)

@@ -17,7 +17,7 @@ struct ResponseCacheTests {
         subscript(path: String) -> Int { counts.withLock { $0[path] ?? 0 } }
     }
 
-    @Test("small reads and the export are answered from memory until a write, then dropped; large sync pages are not kept")
+    @Test("small reads and the export are answered from memory until a write that alters them; large sync pages are not kept")
     func keepsWhatIsWorthIt() async throws {
         let env = try TestEnvironment()
         let calls = Calls()
@@ -41,39 +41,111 @@ struct ResponseCacheTests {
             #expect(calls["/api/v1/export"] == 1)
             #expect(calls["/api/v1/sync/pull"] == 2)
 
+            // A new note does not alter alba's own record, but the export depends on everything.
             _ = try await env.store.createNote(NoteInput(scientificName: "alba"))
-            _ = try await client.execute(uri: "/api/v1/species/alba", method: .get)
-            #expect(calls["/api/v1/species/alba"] == 2)
-            // Kept at the new version, it pushed out what the old version kept (the large export).
-            #expect(cache.bytesHeld == 300)
+            for path in ["/api/v1/species/alba", "/api/v1/export"] { _ = try await client.execute(uri: path, method: .get) }
+            #expect(calls["/api/v1/species/alba"] == 1)
+            #expect(calls["/api/v1/export"] == 2)
         }
     }
 
-    @Test("over its bounds the cache drops the least recently used entry, and a newer data version drops every older entry")
+    @Test("over its bounds the cache drops the least recently used entry; after a change it drops only the entries the change can alter")
     func dropsLeastRecentlyUsed() throws {
         let cache = ResponseCache(maxEntries: 3, maxBytes: 1_000)
         func entry(_ size: Int) -> ResponseCache.Entry {
             .init(headers: [:], body: ByteBuffer(repeating: UInt8(ascii: "x"), count: size))
         }
-        let version = DataVersion(writes: 1, changeLogHead: 0)
-        for key in ["a", "b", "c"] { cache.store(entry(100), for: key, at: version) }
-        #expect(cache.entry(for: "a", at: version) != nil)
-        cache.store(entry(100), for: "d", at: version)
-        #expect(cache.entry(for: "b", at: version) == nil)
-        #expect(["a", "c", "d"].allSatisfy { cache.entry(for: $0, at: version) != nil })
+        let start = try cache.refresh(to: DataVersion(writes: 1, changeLogHead: 0)) { _ in DataChanges(head: 10, listingVersion: 1) }
+        #expect(start == 10)
+        for key in ["a", "b", "c"] { cache.store(entry(100), for: key, dependency: .anyChange, filledAt: start) }
+        #expect(cache.entry(for: "a") != nil)
+        cache.store(entry(100), for: "d", dependency: .anyChange, filledAt: start)
+        #expect(cache.entry(for: "b") == nil)
+        #expect(["a", "c", "d"].allSatisfy { cache.entry(for: $0) != nil })
         #expect(cache.count == 3 && cache.bytesHeld == 300)
 
         // Used last in the order a, c, d: 801 bytes more push out the two least recently used (a, then c).
-        cache.store(entry(801), for: "e", at: version)
-        #expect(cache.entry(for: "a", at: version) == nil && cache.entry(for: "c", at: version) == nil)
-        #expect(cache.entry(for: "d", at: version) != nil && cache.entry(for: "e", at: version) != nil)
+        cache.store(entry(801), for: "e", dependency: .anyChange, filledAt: start)
+        #expect(cache.entry(for: "a") == nil && cache.entry(for: "c") == nil)
+        #expect(cache.entry(for: "d") != nil && cache.entry(for: "e") != nil)
         #expect(cache.bytesHeld == 901)
 
-        let next = DataVersion(writes: 2, changeLogHead: 0)
-        cache.store(entry(10), for: "f", at: next)
-        #expect(cache.count == 1 && cache.bytesHeld == 10)
-        #expect(cache.entry(for: "d", at: version) == nil)
-        #expect(cache.entry(for: "f", at: next) != nil)
+        // A note of alba changed: alba's full record and anything-goes answers go; robur's record stays.
+        let big = ResponseCache(maxEntries: 10, maxBytes: 10_000)
+        _ = try big.refresh(to: DataVersion(writes: 1, changeLogHead: 0)) { _ in DataChanges(head: 10, listingVersion: 1) }
+        let kept: [(String, ResponseCache.Dependency)] = [
+            ("alba", .species("alba")), ("alba/full", .speciesFull("alba")), ("robur/full", .speciesFull("robur")),
+            ("search", .listing), ("stats", .anyChange),
+        ]
+        for (key, dependency) in kept { big.store(entry(10), for: key, dependency: dependency, filledAt: 10) }
+        let position = try big.refresh(to: DataVersion(writes: 2, changeLogHead: 0)) { after in
+            #expect(after == 10)
+            return DataChanges(head: 12, listingVersion: 1, speciesWithChangedRows: ["alba"])
+        }
+        #expect(position == 12)
+        #expect(["alba", "robur/full", "search"].allSatisfy { big.entry(for: $0) != nil })
+        #expect(big.entry(for: "alba/full") == nil && big.entry(for: "stats") == nil)
+        // An answer computed before that refresh is not kept: it may predate the change.
+        big.store(entry(10), for: "late", dependency: .anyChange, filledAt: 10)
+        #expect(big.entry(for: "late") == nil)
+        // The same version again reads nothing; a change log too far ahead drops everything.
+        _ = try big.refresh(to: DataVersion(writes: 2, changeLogHead: 0)) { _ in
+            Issue.record("read changes for a version already checked")
+            return DataChanges(head: 12, listingVersion: 1)
+        }
+        _ = try big.refresh(to: DataVersion(writes: 3, changeLogHead: 0)) { _ in
+            DataChanges(head: 5_000, listingVersion: 1, everything: true)
+        }
+        #expect(big.count == 0)
+    }
+
+    @Test("a note edit drops its species' full record and what depends on everything; species records, other species, lists and searches stay until their own data changes")
+    func dropsOnlyWhatAChangeAlters() async throws {
+        let env = try TestEnvironment()
+        let calls = Calls()
+        let router = Router(context: OakRequestContext.self)
+        router.add(middleware: ResponseCacheMiddleware(cache: ResponseCache(), store: env.store))
+        let paths = [
+            "/api/v1/species/alba", "/api/v1/species/alba/full", "/api/v1/species/rubra/full", "/api/v1/search",
+            "/api/v1/species", "/api/v1/export",
+        ]
+        for path in paths {
+            router.get(RouterPath(path)) { _, _ in
+                calls.record(path)
+                return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: path)))
+            }
+        }
+        let note = try await env.store.createNote(NoteInput(scientificName: "alba"))
+        try await Application(router: router).test(.router) { client in
+            func getAll() async throws {
+                for path in paths { #expect(try await client.execute(uri: path, method: .get).status == .ok) }
+            }
+            func counts() -> [Int] { paths.map { calls[$0] } }
+            try await getAll()
+            try await getAll()
+            #expect(counts() == [1, 1, 1, 1, 1, 1])
+
+            // A field of alba's note: its full record and the export are built again, nothing else.
+            var leaf = NoteFieldsPatch()
+            try leaf.set("leaf", to: "Lobed, edited")
+            _ = try await env.store.updateNote(id: note.id, with: NoteInput(fields: leaf), expectedVersion: nil)
+            try await getAll()
+            #expect(counts() == [1, 2, 1, 1, 1, 2])
+
+            // A new note on rubra adds a source row (counts, names): lists and searches too, and rubra's full record.
+            var names = NoteFieldsPatch()
+            try names.set("commonNames", to: "Northern red oak")
+            _ = try await env.store.createNote(NoteInput(scientificName: "rubra", fields: names))
+            try await getAll()
+            #expect(counts() == [1, 2, 2, 2, 2, 3])
+
+            // alba's own row: its record, its full record, lists and searches.
+            var author = SpeciesPatch()
+            author.author = .value("L. (edited)")
+            _ = try await env.store.updateSpecies(named: "alba", with: author)
+            try await getAll()
+            #expect(counts() == [2, 3, 2, 3, 3, 4])
+        }
     }
 
     @Test("every list and record kept answers with an ETag, gzipped too, and If-None-Match with that ETag answers 304")

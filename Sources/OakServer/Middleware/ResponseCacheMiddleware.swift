@@ -5,10 +5,11 @@ import Hummingbird
 import OakModels
 import OakStore
 
-/// Serves repeated reads from memory: a successful GET under `/api/v1` is kept, with its headers, until
-/// the data may have changed (`dataVersion`). It sits outside compression, so a gzipped body is kept too
-/// (keyed by whether the client accepts gzip). Every answer it keeps gets a strong ETag (a hash of the
-/// body, unless the route set one), and it answers `If-None-Match` itself.
+/// Serves repeated reads from memory: a successful GET under `/api/v1` is kept, with its headers, until a
+/// change it depends on (see `ResponseCache.Dependency`): a note edit drops its species' full record, not
+/// every answer. It sits outside compression, so a gzipped body is kept too (keyed by whether the client
+/// accepts gzip). Every answer it keeps gets a strong ETag (a hash of the body, unless the route set one),
+/// and it answers `If-None-Match` itself.
 struct ResponseCacheMiddleware: RouterMiddleware {
     let cache: ResponseCache
     let store: any MaintenanceRepository
@@ -17,9 +18,9 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         async throws -> Response
     {
         guard request.method == .get, Self.isCacheable(request.uri.path) else { return try await next(request, context) }
-        let version = try await store.dataVersion()
+        let position = try cache.refresh(to: try await store.dataVersion(), changes: store.changes(after:))
         let key = "\(CompressionMiddleware.acceptsGzip(request.headers[.acceptEncoding]) ? "gzip" : "plain") \(request.uri)"
-        if let entry = cache.entry(for: key, at: version) {
+        if let entry = cache.entry(for: key) {
             return Self.answer(entry, to: request)
         }
         let response = try await next(request, context)
@@ -32,8 +33,23 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         var headers = response.headers
         if headers[.eTag] == nil { headers[.eTag] = Self.etag(of: body) }
         let entry = ResponseCache.Entry(headers: headers, body: body)
-        cache.store(entry, for: key, at: version)
+        cache.store(entry, for: key, dependency: Self.dependency(of: request.uri.path), filledAt: position)
         return Self.answer(entry, to: request)
+    }
+
+    /// What a cacheable path's answer depends on, by route: a species' record, its full record and source
+    /// rows, the species lists and searches, or (every other route) any change.
+    static func dependency(of path: String) -> ResponseCache.Dependency {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 4, parts[1] == "api", parts[2] == "v1" else { return .anyChange }
+        switch (parts[3], parts.count) {
+        case ("search", 4), ("species", 4): return .listing
+        case ("species", 5) where parts[4] == "search": return .listing
+        case ("species", 5...):
+            let name = DataChanges.bareName(parts[4].removingPercentEncoding ?? parts[4])
+            return parts.count == 5 ? .species(name) : .speciesFull(name)
+        default: return .anyChange
+        }
     }
 
     /// The kept answer, or a 304 when the request already holds it (`If-None-Match` with its ETag).
@@ -62,18 +78,43 @@ struct ResponseCacheMiddleware: RouterMiddleware {
 }
 
 /// The entries of the response cache, bounded in count and bytes; the least recently used go first.
-/// Every operation is O(1): entries sit in a doubly linked list (most recent at the head) threaded through
-/// an array, beside a dictionary from key to position.
+/// Every lookup and store is O(1): entries sit in a doubly linked list (most recent at the head) threaded
+/// through an array, beside a dictionary from key to position. After a write, the changes since the
+/// entries were current are read once (`refresh`) and only the entries they can alter are dropped.
 final class ResponseCache: @unchecked Sendable {
     struct Entry {
         var headers: HTTPFields
         var body: ByteBuffer
     }
 
+    /// What a kept answer depends on. Species names are bare (`DataChanges.bareName`).
+    enum Dependency: Hashable {
+        /// Any change at all (most routes).
+        case anyChange
+        /// Species lists and searches: any species, taxon or source change, or a listing-version move (a source
+        /// row added or removed, local names changed).
+        case listing
+        /// A species' own record: a change of that species' row.
+        case species(String)
+        /// A species' full record and source rows: that species' row, its source rows, or any source.
+        case speciesFull(String)
+
+        func isAltered(by changes: DataChanges, listingMoved: Bool) -> Bool {
+            switch self {
+            case .anyChange: !changes.isEmpty || listingMoved
+            case .listing: !changes.species.isEmpty || changes.taxa || changes.sources || listingMoved
+            case .species(let name): changes.species.contains(name)
+            case .speciesFull(let name):
+                changes.species.contains(name) || changes.speciesWithChangedRows.contains(name) || changes.unknownRows
+                    || changes.sources
+            }
+        }
+    }
+
     private struct Node {
         var key: String
         var entry: Entry
-        var version: DataVersion
+        var dependency: Dependency
         var newer: Int
         var older: Int
     }
@@ -87,22 +128,52 @@ final class ResponseCache: @unchecked Sendable {
     private var newestUsed = ResponseCache.none
     private var oldestUsed = ResponseCache.none
     private var bytes = 0
-    /// The newest data version an entry was kept for.
-    private var newestVersion: DataVersion?
+    /// The data version the entries were last brought up to, and the change-log position and listing
+    /// version they are current at.
+    private var checkedVersion: DataVersion?
+    private var changeLogPosition: Int64?
+    private var listingVersion: Int64?
     let maxEntries: Int
     let maxBytes: Int
     /// The largest answer kept, but for the export (see `ResponseCacheMiddleware.keepsAnySize`).
     let maxEntryBytes: Int
 
-    init(maxEntries: Int = 1024, maxBytes: Int = 32 << 20, maxEntryBytes: Int = 256 << 10) {
+    /// The default bounds hold every species record, full record, page and a search per species of a
+    /// catalog of about a thousand species, beside the export.
+    init(maxEntries: Int = 4096, maxBytes: Int = 32 << 20, maxEntryBytes: Int = 256 << 10) {
         self.maxEntries = maxEntries
         self.maxBytes = maxBytes
         self.maxEntryBytes = maxEntryBytes
     }
 
-    func entry(for key: String, at version: DataVersion) -> Entry? {
+    /// Brings the entries up to `version`: when the data moved since the last call, reads what changed
+    /// (`changes`, given the position the entries are current at) and drops the entries it can alter.
+    /// Answers the position an answer computed from now on is stored at (see `store`).
+    func refresh(to version: DataVersion, changes: (Int64?) throws -> DataChanges) throws -> Int64? {
+        try lock.withLock {
+            if let checked = checkedVersion, version <= checked { return changeLogPosition }
+            let changed = try changes(changeLogPosition)
+            if changeLogPosition != nil {
+                if changed.everything {
+                    removeAll()
+                } else {
+                    let listingMoved = changed.listingVersion != listingVersion
+                    var position = newestUsed
+                    while position != Self.none {
+                        let older = nodes[position].older
+                        if nodes[position].dependency.isAltered(by: changed, listingMoved: listingMoved) { remove(position) }
+                        position = older
+                    }
+                }
+            }
+            (checkedVersion, changeLogPosition, listingVersion) = (version, changed.head, changed.listingVersion)
+            return changeLogPosition
+        }
+    }
+
+    func entry(for key: String) -> Entry? {
         lock.withLock {
-            guard let position = positions[key], nodes[position].version == version else { return nil }
+            guard let position = positions[key] else { return nil }
             unlink(position)
             linkAsNewest(position)
             return nodes[position].entry
@@ -115,15 +186,13 @@ final class ResponseCache: @unchecked Sendable {
     /// The number of entries kept.
     var count: Int { lock.withLock { positions.count } }
 
-    func store(_ entry: Entry, for key: String, at version: DataVersion) {
+    /// Keeps an answer computed after `refresh` answered `position`; an answer computed while the entries
+    /// were brought further may be stale, so it is not kept.
+    func store(_ entry: Entry, for key: String, dependency: Dependency, filledAt position: Int64?) {
         lock.withLock {
-            // Entries of an older version can never be served again: all go when a newer version is kept.
-            if newestVersion.map({ $0 < version }) ?? true {
-                newestVersion = version
-                removeAll()
-            }
+            guard position == changeLogPosition else { return }
             if let position = positions[key] { remove(position) }
-            let node = Node(key: key, entry: entry, version: version, newer: Self.none, older: Self.none)
+            let node = Node(key: key, entry: entry, dependency: dependency, newer: Self.none, older: Self.none)
             let position: Int
             if let reused = free.popLast() {
                 position = reused
