@@ -150,6 +150,8 @@ public struct Species: Codable, Hashable, Sendable {
     /// "× bebbiana", and a formula "alba x macrocarpa" becomes "alba × macrocarpa". A name that merely
     /// starts with an x ("xalapensis"), or a lone "x", is left alone.
     public static func normalizedName(_ name: String) -> String {
+        // Most names arrive normalized: one ASCII word has no prefix, no "x" and no sign to rewrite.
+        if !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) { return name }
         var trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         for prefix in ["Quercus ", "quercus ", "Q. "] where trimmed.hasPrefix(prefix) {
             trimmed = String(trimmed.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces)

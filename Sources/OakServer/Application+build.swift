@@ -35,8 +35,9 @@ public func buildRouter(
     configuration: ServerConfiguration, store: any CompendiumStore, rateLimiter: RateLimiter? = nil
 ) -> Router<OakRequestContext> {
     let responseCache = ResponseCache()
+    let speciesRecords = SpeciesRecords(store: store)
     let metrics = ServerMetrics(pool: { store.poolStatus }, cachedBytes: { responseCache.bytesHeld })
-    let routes = RouteIndex(routes: addRoutes(to: Router(context: OakRequestContext.self), configuration, store, metrics).routes.map {
+    let routes = RouteIndex(routes: addRoutes(to: Router(context: OakRequestContext.self), configuration, store, metrics, speciesRecords).routes.map {
         ($0.method.rawValue, $0.path.description)
     })
     let router = Router(context: OakRequestContext.self, options: [.autoGenerateHeadEndpoints])
@@ -50,13 +51,14 @@ public func buildRouter(
     router.add(middleware: ResponseCacheMiddleware(cache: responseCache, store: store))
     router.add(middleware: CompressionMiddleware())
     router.add(middleware: RequestLimitsMiddleware(maxBodySize: configuration.maxBodySize))
-    return addRoutes(to: router, configuration, store, metrics)
+    return addRoutes(to: router, configuration, store, metrics, speciesRecords)
 }
 
 /// Registers every controller; each resource's writes need that resource's ability.
 @discardableResult
 private func addRoutes(
-    to router: Router<OakRequestContext>, _ configuration: ServerConfiguration, _ store: any CompendiumStore, _ metrics: ServerMetrics
+    to router: Router<OakRequestContext>, _ configuration: ServerConfiguration, _ store: any CompendiumStore, _ metrics: ServerMetrics,
+    _ speciesRecords: SpeciesRecords
 ) -> Router<OakRequestContext> {
     let authenticator = Authenticator(ownerKey: configuration.ownerKey, tokens: store)
     func writes(_ group: RouterGroup<OakRequestContext>, _ ability: Ability) -> RouterGroup<OakRequestContext> {
@@ -68,7 +70,7 @@ private func addRoutes(
     MetricsController(metrics: metrics).addRoutes(to: router.group(""))
     let api = router.group("api/v1")
     health.addRoutes(to: api)
-    SpeciesController(repository: store).addRoutes(to: writes(api.group("species"), .speciesWrite))
+    SpeciesController(repository: store, records: speciesRecords).addRoutes(to: writes(api.group("species"), .speciesWrite))
     SpeciesSourcesController(repository: store).addRoutes(to: writes(api.group("species"), .speciesWrite))
     TaxaController(repository: store).addRoutes(to: writes(api.group("taxa"), .taxaWrite))
     SourcesController(repository: store).addRoutes(to: writes(api.group("sources"), .sourcesWrite))

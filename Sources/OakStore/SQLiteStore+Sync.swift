@@ -33,7 +33,7 @@ extension SQLiteStore: SyncRepository {
                 db, sql: Self.pageQuery(entities: entities, snapshotStart: snapshotStart), arguments: [position.sequence, limit + 1])
             let hasMore = rows.count > limit
             let page = rows.prefix(limit)
-            let lastSequence: Int64 = page.last?["seq"] ?? position.sequence
+            let lastSequence: Int64 = page.last?[0] ?? position.sequence
             let next = SyncCursor(
                 database: database, sequence: hasMore ? lastSequence : head, snapshotStart: hasMore ? snapshotStart : nil)
             var json = JSONOutput(capacity: 64 * 1024 + page.count * 1024)
@@ -111,15 +111,17 @@ extension SQLiteStore: SyncRepository {
     static func writeChanges(
         _ db: Database, _ page: some Collection<Row>, after start: Int64, through end: Int64, into json: inout JSONOutput
     ) throws {
-        let records = try encodedRecords(db, page.filter { $0["op"] == "upsert" && $0["entity"] != SyncEntity.notes.rawValue })
+        // Columns by index (the page query's order: seq, entity, entity_key, op): a copied row's lookup by
+        // name lowercases and compares every column name, a tenth of a page's time.
+        let records = try encodedRecords(db, page.filter { $0[3] == "upsert" && $0[1] != SyncEntity.notes.rawValue })
         let noteStatement = try db.cachedStatement(sql: PulledNoteColumn.query)
         let notes = try Row.fetchCursor(noteStatement, arguments: [start, end])
         let note = StatementColumns(noteStatement)
         var onNote = try notes.next() != nil
         var first = true
         for row in page {
-            let sequence: Int64 = row["seq"]
-            let entity: String = row["entity"], key: String = row["entity_key"], op: String = row["op"]
+            let sequence: Int64 = row[0]
+            let entity: String = row[1], key: String = row[2], op: String = row[3]
             let isUpsert = op == SyncOperation.upsert.rawValue
             var record: Data?
             var isNote = false
@@ -154,12 +156,12 @@ extension SQLiteStore: SyncRepository {
         withExtendedLifetime(notes) {}
     }
 
-    /// The current records of upserted species, taxa and sources as JSON, keyed `entity/key`; one query
-    /// per entity and 500 keys.
+    /// The current records of upserted species, taxa and sources as JSON, keyed `entity/key`, from page rows
+    /// (`pageQuery`'s columns); one query per entity and 500 keys.
     static func encodedRecords(_ db: Database, _ rows: some Collection<Row>) throws -> [String: Data] {
         var keys: [SyncEntity: [String]] = [:]
         for row in rows {
-            if let entity = SyncEntity(rawValue: row["entity"]) { keys[entity, default: []].append(row["entity_key"]) }
+            if let entity = SyncEntity(rawValue: row[1]) { keys[entity, default: []].append(row[2]) }
         }
         var records: [String: Data] = [:]
         func placeholders(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ",") }

@@ -6,6 +6,8 @@ import OakStore
 /// `/api/v1/species`: list, search, get, full, create, update, delete.
 struct SpeciesController {
     let repository: any SpeciesRepository
+    /// Species records held in memory, for `GET /species/{name}`.
+    let records: SpeciesRecords
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
         group.get(use: list)
@@ -41,8 +43,8 @@ struct SpeciesController {
         return JSONResponse(body: SpeciesSearchResult(data: try await repository.searchSpecies(query: query, limit: limit), query: query))
     }
 
-    @Sendable func get(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Species> {
-        JSONResponse(body: try await repository.species(named: try context.pathParameter("name")))
+    @Sendable func get(_ request: Request, context: OakRequestContext) async throws -> Response {
+        try await records.response(named: try context.pathParameter("name"))
     }
 
     @Sendable func full(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<SpeciesFull> {

@@ -38,18 +38,18 @@ struct ResponseCacheMiddleware: RouterMiddleware {
     }
 
     /// What a cacheable path's answer depends on, by route: a species' record, its full record and source
-    /// rows, the species lists and searches, or (every other route) any change.
+    /// rows, the species lists and searches, or (every other route) any change. On every miss, so it reads
+    /// the path in place.
     static func dependency(of path: String) -> ResponseCache.Dependency {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard parts.count >= 4, parts[1] == "api", parts[2] == "v1" else { return .anyChange }
-        switch (parts[3], parts.count) {
-        case ("search", 4), ("species", 4): return .listing
-        case ("species", 5) where parts[4] == "search": return .listing
-        case ("species", 5...):
-            let name = DataChanges.bareName(parts[4].removingPercentEncoding ?? parts[4])
-            return parts.count == 5 ? .species(name) : .speciesFull(name)
-        default: return .anyChange
-        }
+        guard path.hasPrefix("/api/v1/") else { return .anyChange }
+        let route = path.dropFirst("/api/v1/".count)
+        if route == "search" || route == "species" || route == "species/search" { return .listing }
+        guard route.hasPrefix("species/") else { return .anyChange }
+        let rest = route.dropFirst("species/".count)
+        let slash = rest.firstIndex(of: "/")
+        let encoded = String(rest[..<(slash ?? rest.endIndex)])
+        let name = DataChanges.bareName(encoded.contains("%") ? encoded.removingPercentEncoding ?? encoded : encoded)
+        return slash == nil ? .species(name) : .speciesFull(name)
     }
 
     /// The kept answer, or a 304 when the request already holds it (`If-None-Match` with its ETag).
@@ -128,11 +128,8 @@ final class ResponseCache: @unchecked Sendable {
     private var newestUsed = ResponseCache.none
     private var oldestUsed = ResponseCache.none
     private var bytes = 0
-    /// The data version the entries were last brought up to, and the change-log position and listing
-    /// version they are current at.
-    private var checkedVersion: DataVersion?
-    private var changeLogPosition: Int64?
-    private var listingVersion: Int64?
+    /// Where the entries are current in the change log.
+    private var follower = ChangeFollower()
     let maxEntries: Int
     let maxBytes: Int
     /// The largest answer kept, but for the export (see `ResponseCacheMiddleware.keepsAnySize`).
@@ -151,23 +148,15 @@ final class ResponseCache: @unchecked Sendable {
     /// Answers the position an answer computed from now on is stored at (see `store`).
     func refresh(to version: DataVersion, changes: (Int64?) throws -> DataChanges) throws -> Int64? {
         try lock.withLock {
-            if let checked = checkedVersion, version <= checked { return changeLogPosition }
-            let changed = try changes(changeLogPosition)
-            if changeLogPosition != nil {
-                if changed.everything {
-                    removeAll()
-                } else {
-                    let listingMoved = changed.listingVersion != listingVersion
-                    var position = newestUsed
-                    while position != Self.none {
-                        let older = nodes[position].older
-                        if nodes[position].dependency.isAltered(by: changed, listingMoved: listingMoved) { remove(position) }
-                        position = older
-                    }
+            try follower.follow(to: version, changes: changes) { changed, listingMoved in
+                guard !changed.everything else { return removeAll() }
+                var position = newestUsed
+                while position != Self.none {
+                    let older = nodes[position].older
+                    if nodes[position].dependency.isAltered(by: changed, listingMoved: listingMoved) { remove(position) }
+                    position = older
                 }
             }
-            (checkedVersion, changeLogPosition, listingVersion) = (version, changed.head, changed.listingVersion)
-            return changeLogPosition
         }
     }
 
@@ -190,7 +179,7 @@ final class ResponseCache: @unchecked Sendable {
     /// were brought further may be stale, so it is not kept.
     func store(_ entry: Entry, for key: String, dependency: Dependency, filledAt position: Int64?) {
         lock.withLock {
-            guard position == changeLogPosition else { return }
+            guard position == follower.position else { return }
             if let position = positions[key] { remove(position) }
             let node = Node(key: key, entry: entry, dependency: dependency, newer: Self.none, older: Self.none)
             let position: Int

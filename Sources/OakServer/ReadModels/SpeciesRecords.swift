@@ -1,0 +1,56 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import OakModels
+import OakStore
+
+/// `GET /species/{name}` answers held in memory, one per species: the record encoded once, with its ETag,
+/// filled on a species' first read and dropped when its row changes (followed through the change log,
+/// like the response cache). The response cache keeps answers per URL; this keeps them per species, so a
+/// URL the cache has not seen (another spelling of the name, an extra query parameter) costs a dictionary
+/// lookup instead of a database read and an encoding.
+final class SpeciesRecords: @unchecked Sendable {
+    struct Record {
+        var body: ByteBuffer
+        var etag: String
+    }
+
+    private let store: any SpeciesRepository & MaintenanceRepository
+    private let lock = NSLock()
+    /// By the requested name, normalized (`Species.normalizedName`).
+    private var records: [String: Record] = [:]
+    private var follower = ChangeFollower()
+
+    init(store: any SpeciesRepository & MaintenanceRepository) {
+        self.store = store
+    }
+
+    /// The number of species held.
+    var count: Int { lock.withLock { records.count } }
+
+    /// The answer for a species: from memory, or read, encoded and kept.
+    func response(named name: String) async throws -> Response {
+        let version = try await store.dataVersion()
+        let key = Species.normalizedName(name)
+        let (position, held) = try lock.withLock {
+            let position = try follower.follow(to: version, changes: store.changes(after:)) { changed, _ in
+                if changed.everything { return records.removeAll() }
+                for key in records.keys where changed.species.contains(DataChanges.bareName(key)) { records[key] = nil }
+            }
+            return (position, records[key])
+        }
+        if let held { return Self.response(held) }
+        let body = ByteBuffer(data: try WireJSON.encoder.encode(try await store.species(named: name)))
+        let record = Record(body: body, etag: body.withUnsafeReadableBytes { SHA256.hash(data: $0) }.strongETag)
+        lock.withLock {
+            // A record read while the data moved on may be stale: keep only what was read at the current position.
+            if position == follower.position { records[key] = record }
+        }
+        return Self.response(record)
+    }
+
+    private static func response(_ record: Record) -> Response {
+        .json(record.body, headers: [.eTag: record.etag])
+    }
+}
