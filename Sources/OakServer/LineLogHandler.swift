@@ -36,12 +36,26 @@ public struct LineLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var entries = metadata
-        if let provided = metadataProvider?.get() { entries.merge(provided) { _, new in new } }
-        if let metadata = event.metadata { entries.merge(metadata) { _, new in new } }
-        var line = WireTime.formatPrecise(Date()) + " \(event.level) \(label): \(event.message)"
-        for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
-            line += " \(key)=\(Self.quotedIfNeeded("\(value)"))"
+        // The event's metadata wins over the provider's, which wins over the handler's; no merged dictionary.
+        let provided = metadataProvider?.get() ?? [:]
+        var entries: [(key: String, value: Logger.MetadataValue)] = Array(event.metadata ?? [:])
+        entries.reserveCapacity(entries.count + provided.count + metadata.count)
+        for (key, value) in provided where event.metadata?[key] == nil { entries.append((key, value)) }
+        for (key, value) in metadata where event.metadata?[key] == nil && provided[key] == nil { entries.append((key, value)) }
+        entries.sort { $0.key < $1.key }
+        var line = WireTime.formatPrecise(Date())
+        line.reserveCapacity(160)
+        line += " "
+        line += event.level.rawValue
+        line += " "
+        line += label
+        line += ": "
+        line += event.message.description
+        for (key, value) in entries {
+            line += " "
+            line += key
+            line += "="
+            line += Self.quotedIfNeeded(value.description)
         }
         line += "\n"
         line.withUTF8 { bytes in

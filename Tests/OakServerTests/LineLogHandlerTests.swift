@@ -22,3 +22,18 @@ struct LineLogHandlerTests {
         #expect(line.dropFirst(25) == #"info oak.test: request error="no such \"thing\"" path=/api/v1/species/alba request_id=abc-1 status=404"#)
     }
 }
+
+@Suite("Request ids")
+struct RequestIDsTests {
+    @Test("generated request ids are distinct lower-case version 4 UUIDs")
+    func distinctVersion4() {
+        let ids = RequestIDs()
+        let made = (0..<10_000).map { _ in ids.next() }
+        #expect(Set(made).count == made.count)
+        for id in made.prefix(100) {
+            #expect(UUID(uuidString: id) != nil && id == id.lowercased() && id.count == 36)
+            #expect(Array(id)[14] == "4" && "89ab".contains(Array(id)[19]))
+        }
+        #expect(RequestIDs().next() != RequestIDs().next())
+    }
+}

@@ -9,13 +9,14 @@ struct RequestLogMiddleware: RouterMiddleware {
     let metrics: ServerMetrics
     /// Take the client IP from a proxy's header.
     let trustProxy: Bool
+    private static let ids = RequestIDs()
 
     func handle(_ request: Request, context: OakRequestContext, next: (Request, OakRequestContext) async throws -> Response)
         async throws -> Response
     {
         let start = ContinuousClock.now
         var context = context
-        context.requestID = Self.sanitizedID(request.headers[.requestID]) ?? UUID().uuidString.lowercased()
+        context.requestID = Self.sanitizedID(request.headers[.requestID]) ?? Self.ids.next()
         context.clientIP = clientIP(request, context)
         context.logger[metadataKey: "request_id"] = .string(context.requestID)
         context.logger[metadataKey: "hb.request.id"] = nil  // Hummingbird's own id; ours replaces it
