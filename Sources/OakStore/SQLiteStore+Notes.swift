@@ -114,9 +114,8 @@ extension SQLiteStore: NoteRepository {
     static func newNoteRecord(_ db: Database, id: UUID, name: String, sourceId: Int?, fields: NoteFields, at time: Date) throws
         -> SpeciesSource
     {
-        let species = try storedName(db, name)
-        guard try speciesExists(db, species) else {
-            throw OakError.unknownReference("scientificName", "no species named '\(species)' exists")
+        guard let species = try existingName(db, name) else {
+            throw OakError.unknownReference("scientificName", "no species named '\(Species.normalizedName(name))' exists")
         }
         let sourceId = sourceId ?? Source.personalObservationID
         if try !(Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM sources WHERE id = ?)", arguments: [sourceId]) ?? false) {

@@ -94,10 +94,15 @@ extension SQLiteStore: SpeciesRepository {
     }
 
     static func storedName(_ db: Database, _ name: String) throws -> String {
+        try existingName(db, name) ?? Species.normalizedName(name)
+    }
+
+    /// The name a species is stored under (see `fetchSpecies`), or nil when there is none.
+    static func existingName(_ db: Database, _ name: String) throws -> String? {
         let key = Species.normalizedName(name)
         return try String.fetchOne(
             db, cachedSQL: "SELECT scientific_name FROM oak_entries WHERE scientific_name IN (?1, ?2) ORDER BY scientific_name = ?1 DESC LIMIT 1",
-            arguments: [key, Species.alternateName(key)]) ?? key
+            arguments: [key, Species.alternateName(key)])
     }
 
     static func speciesExists(_ db: Database, _ name: String) throws -> Bool {

@@ -47,6 +47,9 @@ enum Schema {
                 "CREATE INDEX IF NOT EXISTS oak_entries_\($0.rawValue) ON oak_entries(\($0.rawValue));"
             }.joined(separator: "\n"))
         }
+        migrator.registerMigration("v10 lean note logging") { db in
+            try db.execute(sql: leanNoteLogging)
+        }
         return migrator
     }
 
@@ -176,13 +179,7 @@ enum Schema {
             """)
         for (table, entity, key) in loggedTables {
             try db.execute(sql: "INSERT INTO change_log(entity, entity_key, op, changed_at) SELECT '\(entity)', \(key(table)), 'upsert', \(now) FROM \(table)")
-            let log = { (row: String, op: String) in
-                """
-                DELETE FROM change_log WHERE entity = '\(entity)' AND entity_key = \(key(row));
-                INSERT INTO change_log(entity, entity_key, op, changed_at, deleted_at)
-                    VALUES ('\(entity)', \(key(row)), '\(op)', \(now), \(op == "delete" ? now : "NULL"));
-                """
-            }
+            let log = { (row: String, op: String) in logChange(entity: entity, key: key(row), op: op) }
             try db.execute(sql: """
                 CREATE TRIGGER \(table)_logged_update AFTER UPDATE ON \(table) WHEN \(key("NEW")) IS NOT NULL BEGIN
                     \(log("NEW", "upsert"))
@@ -195,15 +192,7 @@ enum Schema {
                 END;
                 """)
             if table == "species_sources" {
-                // Rows inserted without id or timestamps get them here; the update it makes is logged.
-                try db.execute(sql: """
-                    CREATE TRIGGER species_sources_logged_insert AFTER INSERT ON species_sources BEGIN
-                        UPDATE species_sources SET uuid = COALESCE(uuid, \(randomUUID)),
-                            created_at = COALESCE(created_at, \(now)), updated_at = COALESCE(updated_at, \(now))
-                            WHERE id = NEW.id AND (uuid IS NULL OR created_at IS NULL OR updated_at IS NULL);
-                        \(log("NEW", "upsert").replacingOccurrences(of: "NEW.uuid", with: "(SELECT uuid FROM species_sources WHERE id = NEW.id)"))
-                    END;
-                    """)
+                try db.execute(sql: "CREATE TRIGGER species_sources_logged_insert AFTER INSERT ON species_sources BEGIN \(fillAndLogInsertedRow) END;")
             } else {
                 try db.execute(sql: """
                     CREATE TRIGGER \(table)_logged_insert AFTER INSERT ON \(table) BEGIN
@@ -213,6 +202,51 @@ enum Schema {
             }
         }
     }
+
+    /// The trigger that lowers an inserted upper-case note id. SQLite runs the newest trigger first, and this
+    /// one has to run before the insert is logged, so it is created after the logging triggers (again in v10).
+    static let lowercaseInsertedID = """
+        CREATE TRIGGER species_sources_lowercase_uuid_insert AFTER INSERT ON species_sources WHEN NEW.uuid <> lower(NEW.uuid) BEGIN
+            UPDATE species_sources SET uuid = lower(NEW.uuid) WHERE id = NEW.id;
+        END;
+        """
+
+    /// SQL of a change-log entry: the key's row replaced by one of `op` (`key` is SQL, of `NEW` or `OLD`).
+    static func logChange(entity: String, key: String, op: String) -> String {
+        """
+        DELETE FROM change_log WHERE entity = '\(entity)' AND entity_key = \(key);
+        INSERT INTO change_log(entity, entity_key, op, changed_at, deleted_at)
+            VALUES ('\(entity)', \(key), '\(op)', \(now), \(op == "delete" ? now : "NULL"));
+        """
+    }
+
+    /// A source row inserted (`NEW`) without an id or timestamps gets them, and the row is logged under its id
+    /// as it stands after every insert trigger (the lower-casing of v5 too).
+    static let fillAndLogInsertedRow = """
+        UPDATE species_sources SET uuid = COALESCE(uuid, \(randomUUID)),
+            created_at = COALESCE(created_at, \(now)), updated_at = COALESCE(updated_at, \(now))
+            WHERE id = NEW.id AND (uuid IS NULL OR created_at IS NULL OR updated_at IS NULL);
+        \(logChange(entity: "notes", key: "(SELECT uuid FROM species_sources WHERE id = NEW.id)", op: "upsert"))
+        """
+
+    /// v10: a row inserted complete (a lower-case id and both timestamps: every row this server writes) is
+    /// logged straight from `NEW`, with no update and no look-ups of the row, a fifth of a pushed note's SQL.
+    /// Other rows (older tools) take the v2 path.
+    static let leanNoteLogging = """
+        DROP TRIGGER species_sources_logged_insert;
+        CREATE TRIGGER species_sources_logged_insert AFTER INSERT ON species_sources WHEN \(insertedComplete) BEGIN
+            \(logChange(entity: "notes", key: "NEW.uuid", op: "upsert"))
+        END;
+        CREATE TRIGGER species_sources_filled_insert AFTER INSERT ON species_sources WHEN NOT \(insertedComplete) BEGIN
+            \(fillAndLogInsertedRow)
+        END;
+        DROP TRIGGER species_sources_lowercase_uuid_insert;
+        \(lowercaseInsertedID)
+        """
+
+    /// SQL: whether the inserted row (`NEW`) has a lower-case id and both timestamps.
+    private static let insertedComplete =
+        "(NEW.uuid IS NOT NULL AND NEW.uuid = lower(NEW.uuid) AND NEW.created_at IS NOT NULL AND NEW.updated_at IS NOT NULL)"
 
     /// Note ids are compared as text, and the server writes them in lower case; other tools may not (Swift's
     /// `uuidString` is upper case), so ids written in upper case are lowered, and existing ones once. Each
@@ -230,9 +264,7 @@ enum Schema {
         """
 
     static let lowercaseNoteIDs = """
-        CREATE TRIGGER species_sources_lowercase_uuid_insert AFTER INSERT ON species_sources WHEN NEW.uuid <> lower(NEW.uuid) BEGIN
-            UPDATE species_sources SET uuid = lower(NEW.uuid) WHERE id = NEW.id;
-        END;
+        \(lowercaseInsertedID)
         CREATE TRIGGER species_sources_lowercase_uuid_update AFTER UPDATE OF uuid ON species_sources WHEN NEW.uuid <> lower(NEW.uuid) BEGIN
             UPDATE species_sources SET uuid = lower(NEW.uuid) WHERE id = NEW.id;
         END;
