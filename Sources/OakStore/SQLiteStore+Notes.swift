@@ -118,7 +118,7 @@ extension SQLiteStore: NoteRepository {
             throw OakError.unknownReference("scientificName", "no species named '\(Species.normalizedName(name))' exists")
         }
         let sourceId = sourceId ?? Source.personalObservationID
-        if try !(Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM sources WHERE id = ?)", arguments: [sourceId]) ?? false) {
+        guard try sourceExists(db, sourceId) else {
             throw OakError.unknownReference("sourceId", "no source with id \(sourceId) exists")
         }
         if let existing = try String.fetchOne(

@@ -54,6 +54,10 @@ extension SQLiteStore: SourceRepository {
         return source
     }
 
+    static func sourceExists(_ db: Database, _ id: Int) throws -> Bool {
+        try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM sources WHERE id = ?)", arguments: [id]) ?? false
+    }
+
     /// A source's columns (of `sources s`) and `species_count`, the number of species with data from it.
     static let sourceColumns = "s.*, (SELECT COUNT(*) FROM species_sources WHERE source_id = s.id) AS species_count"
 }

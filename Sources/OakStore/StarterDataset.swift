@@ -21,8 +21,7 @@ enum StarterDataset {
     /// Inserts whichever of the three standard sources is missing (by id), leaving existing ones alone.
     static func insertStandardSources(_ db: Database) throws {
         for source in standardSources {
-            let exists = try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM sources WHERE id = ?)", arguments: [source.id]) ?? false
-            if !exists {
+            if try !SQLiteStore.sourceExists(db, source.id) {
                 var values = source.columnValues
                 values["id"] = source.id
                 try db.insert(into: "sources", values)

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -42,7 +41,7 @@ final class SpeciesRecords: @unchecked Sendable {
         }
         if let held { return Self.response(held) }
         let body = ByteBuffer(data: try WireJSON.encoder.encode(try await store.species(named: name)))
-        let record = Record(body: body, etag: body.withUnsafeReadableBytes { SHA256.hash(data: $0) }.strongETag)
+        let record = Record(body: body, etag: ResponseCacheMiddleware.etag(of: body))
         lock.withLock {
             // A record read while the data moved on may be stale: keep only what was read at the current position.
             if position == follower.position { records[key] = record }
