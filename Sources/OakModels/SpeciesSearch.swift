@@ -1,61 +1,121 @@
 import Foundation
 
-/// The species search rule, for searching without the server: what matches a query and in which order.
-/// The server's SQL search (`SQLiteStore.matchingSpecies`) implements the same rule over its indexes, and
-/// a test holds the two to the same answers over the starter catalog.
+/// The species search rule, the one definition the server's in-memory index and the offline client share:
+/// what matches a query and in which order.
 ///
 /// A species matches when its name, a synonym or a local name contains the query (ignoring case), or
 /// when every word of the query starts a word of those names (ignoring case and diacritics: "chene"
 /// finds "chêne"). Exact names come first, then names starting with the query, then synonyms or local
-/// names starting with it, then the rest; each group by name.
+/// names starting with it, then the rest; each group by name. Texts are compared as lowercased UTF-8.
 public struct SpeciesSearch: Sendable {
     /// The query as a species name is normalized ("Quercus alba" is "alba", "x bebbiana" is "× bebbiana").
     public let text: String
-    private let folded: String
-    private let words: [String]
+    /// The query, lowercased, as UTF-8: what a name must contain.
+    public let pattern: [UInt8]
+    /// The query with the hybrid sign before it ("× bebbiana"), for names that are hybrids.
+    private let hybridPattern: [UInt8]
+    /// The query's words, folded (see `words(of:)`): each must start a word of the names.
+    public let words: [[UInt8]]
 
     public init(query: String) {
         text = Species.normalizedName(query)
-        folded = text.lowercased()
-        words = Self.words(of: text).prefix(16).map { $0 }
+        pattern = Array(text.lowercased().utf8)
+        hybridPattern = Array("\(Species.hybridSign) ".utf8) + pattern
+        words = Array(Self.words(of: text).prefix(16))
     }
 
     /// Whether the query has anything to search for.
     public var isEmpty: Bool { text.isEmpty }
 
+    /// A species' searchable names, prepared once for any number of queries.
+    public struct Document: Sendable {
+        public let scientificName: String
+        /// The scientific name, lowercased, as UTF-8.
+        let name: [UInt8]
+        /// Synonyms and local names, lowercased, as UTF-8.
+        let others: [[UInt8]]
+        /// Every folded word of the names, sorted, without repeats.
+        public let tokens: [[UInt8]]
+
+        public init(scientificName: String, synonyms: [String], localNames: [String]) {
+            self.scientificName = scientificName
+            name = Array(scientificName.lowercased().utf8)
+            others = (synonyms + localNames).map { Array($0.lowercased().utf8) }
+            let words = ([scientificName] + synonyms + localNames).flatMap(SpeciesSearch.words(of:))
+            tokens = Set(words).sorted { $0.lexicographicallyPrecedes($1) }
+        }
+
+        /// The lowercased names a query must be part of: the scientific name, then synonyms and local names.
+        public var texts: [[UInt8]] { [name] + others }
+    }
+
     /// The species that match, best first, at most `limit`; `localNames` gives a species' local names.
     public func rank(_ species: [Species], localNames: (Species) -> [String], limit: Int) -> [Species] {
         guard !isEmpty else { return [] }
         let ranked = species.compactMap { item -> (rank: Int, species: Species)? in
-            rank(of: item, localNames: localNames(item)).map { ($0, item) }
+            let document = Document(scientificName: item.scientificName, synonyms: item.synonyms, localNames: localNames(item))
+            return rank(of: document).map { ($0, item) }
         }
         return ranked.sorted { ($0.rank, $0.species.scientificName) < ($1.rank, $1.species.scientificName) }
             .prefix(limit).map(\.species)
     }
 
     /// The group a species falls in (0 best), or nil when it does not match.
-    public func rank(of species: Species, localNames: [String]) -> Int? {
-        let name = species.scientificName.lowercased()
-        let hybridForm = "\(Species.hybridSign) \(folded)"
-        let others = (species.synonyms + localNames).map { $0.lowercased() }
-        let contains = ([name] + others).contains { $0.contains(folded) }
-        guard contains || matchesWords(([species.scientificName] + species.synonyms + localNames)) else { return nil }
-        if name == folded || name == hybridForm { return 0 }
-        if name.hasPrefix(folded) || name.hasPrefix(hybridForm) { return 1 }
-        if others.contains(where: { $0.hasPrefix(folded) }) { return 2 }
+    public func rank(of document: Document) -> Int? {
+        guard !isEmpty else { return nil }
+        let contains = Self.contains(document.name, pattern) || document.others.contains { Self.contains($0, pattern) }
+        guard contains || matchesWords(document.tokens) else { return nil }
+        if document.name == pattern || document.name == hybridPattern { return 0 }
+        if document.name.starts(with: pattern) || document.name.starts(with: hybridPattern) { return 1 }
+        if document.others.contains(where: { $0.starts(with: pattern) }) { return 2 }
         return 3
     }
 
-    /// Whether every word of the query starts some word of `names`, ignoring case and diacritics.
-    private func matchesWords(_ names: [String]) -> Bool {
+    /// Whether every word of the query starts some word of the sorted `tokens`.
+    private func matchesWords(_ tokens: [[UInt8]]) -> Bool {
         guard !words.isEmpty else { return false }
-        let tokens = names.flatMap(Self.words(of:))
-        return words.allSatisfy { word in tokens.contains { $0.hasPrefix(word) } }
+        return words.allSatisfy { word in
+            let start = Self.firstIndex(notBefore: word, in: tokens)
+            return start < tokens.count && tokens[start].starts(with: word)
+        }
     }
 
-    /// The words of a text, folded: split on anything not a letter or digit, lowercased, diacritics removed.
-    private static func words(of text: String) -> [String] {
+    /// The index of the first of the sorted `tokens` not ordered before `word` (where words it starts are).
+    public static func firstIndex(notBefore word: [UInt8], in tokens: [[UInt8]]) -> Int {
+        var low = 0
+        var high = tokens.count
+        while low < high {
+            let middle = (low + high) / 2
+            if tokens[middle].lexicographicallyPrecedes(word) { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// Whether `text` contains `part`, byte for byte.
+    public static func contains(_ text: [UInt8], _ part: [UInt8]) -> Bool {
+        guard let first = part.first else { return true }
+        guard text.count >= part.count else { return false }
+        return text.withUnsafeBufferPointer { text in
+            part.withUnsafeBufferPointer { part in
+                var start = 0
+                let last = text.count - part.count
+                while start <= last {
+                    if text[start] == first {
+                        var offset = 1
+                        while offset < part.count && text[start + offset] == part[offset] { offset += 1 }
+                        if offset == part.count { return true }
+                    }
+                    start += 1
+                }
+                return false
+            }
+        }
+    }
+
+    /// The words of a text, folded: split on anything not a letter or digit, lowercased, diacritics
+    /// removed, as UTF-8.
+    public static func words(of text: String) -> [[UInt8]] {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-            .split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
+            .split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map { Array($0.utf8) }
     }
 }

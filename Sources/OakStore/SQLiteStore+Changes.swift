@@ -78,7 +78,7 @@ extension SQLiteStore {
 
     /// A number that moves whenever what lists and searches show beyond species rows changes: a source row
     /// is added or removed (which species have data from which source, and sources' species counts), or its
-    /// local names change. Kept by the search triggers (migration v8).
+    /// local names change. Kept by triggers (migration v11).
     static func listingVersion(_ db: Database) throws -> Int64 {
         Int64(try String.fetchOne(db, cachedSQL: "SELECT value FROM sync_state WHERE key = 'listing_version'") ?? "0") ?? 0
     }

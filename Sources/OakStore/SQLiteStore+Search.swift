@@ -5,24 +5,24 @@ import OakModels
 extension SQLiteStore {
     public func searchSpecies(query: String, limit: Int) async throws -> [Species] {
         let search = try SearchText(query)
-        return try read { db in try Self.matchingSpecies(db, search, limit: limit) }
+        return try read { db in try matchingSpecies(db, search, limit: limit) }
     }
 
     public func search(query: String, limit: Int) async throws -> CatalogSearchResult {
         let search = try SearchText(query)
         return try read { db in
-            let species = try Self.matchingSpecies(db, search, limit: limit)
+            let species = try matchingSpecies(db, search, limit: limit)
             let taxa = try db.fetchAll(
                 cachedSQL: """
                     SELECT \(Self.taxonColumns) FROM taxa t WHERE name LIKE ?1 ESCAPE '\\'
-                    ORDER BY \(SearchText.rank("name")), name, level LIMIT ?4
+                    ORDER BY \(SearchText.rank("name")), name, level LIMIT ?3
                     """,
                 arguments: search.arguments(limit: limit), Taxon.init(row:)
             ).compactMap { $0 }
             let sources = try db.fetchAll(
                 cachedSQL: """
                     SELECT \(Self.sourceColumns) FROM sources s WHERE name LIKE ?1 ESCAPE '\\'
-                    ORDER BY \(SearchText.rank("name")), name, id LIMIT ?4
+                    ORDER BY \(SearchText.rank("name")), name, id LIMIT ?3
                     """,
                 arguments: search.arguments(limit: limit), Source.init(row:))
             return CatalogSearchResult(
@@ -30,44 +30,89 @@ extension SQLiteStore {
         }
     }
 
-    /// Species whose name, synonyms or local names contain the text (case-insensitively), or whose words
-    /// start with its words ignoring diacritics; exact names first, then names starting with the text,
-    /// then synonyms or local names starting with it, then the rest, each by name.
-    static func matchingSpecies(_ db: Database, _ search: SearchText, limit: Int) throws -> [Species] {
-        // Three characters or more go through the trigram index; shorter text is compared with every document.
-        let substring =
-            search.text.count >= 3
-            ? "SELECT rowid >> 32 FROM search_trigrams WHERE search_trigrams MATCH ?2"
-            : "SELECT rowid >> 32 FROM search_trigrams WHERE scientific_name LIKE ?1 ESCAPE '\\' OR synonyms LIKE ?1 ESCAPE '\\' OR local_names LIKE ?1 ESCAPE '\\'"
-        // One list of species keys (a UNION, not an OR of two lists, which scanned every species).
-        let words = search.wordQuery.map { _ in " UNION SELECT rowid >> 32 FROM search_words WHERE search_words MATCH ?6" } ?? ""
-        var arguments = search.arguments(limit: limit)
-        if let wordQuery = search.wordQuery { arguments += [wordQuery] }
-        return try db.fetchAll(
-            cachedSQL: """
-                SELECT e.* FROM species_search_keys k JOIN oak_entries e ON e.scientific_name = k.scientific_name
-                WHERE k.id IN (\(substring)\(words))
-                ORDER BY CASE
-                    WHEN e.scientific_name = ?5 COLLATE NOCASE OR e.scientific_name = ('× ' || ?5) COLLATE NOCASE THEN 0
-                    WHEN e.scientific_name LIKE ?3 || '%' ESCAPE '\\' OR e.scientific_name LIKE '× ' || ?3 || '%' ESCAPE '\\' THEN 1
-                    WHEN e.synonyms LIKE '%"' || ?3 || '%' ESCAPE '\\'
-                        OR EXISTS (SELECT 1 FROM species_sources s WHERE s.scientific_name = e.scientific_name
-                            AND s.local_names LIKE '%"' || ?3 || '%' ESCAPE '\\') THEN 2
-                    ELSE 3 END, e.scientific_name
-                LIMIT ?4
-                """,
-            arguments: arguments, Species.init(row:))
+    /// Species whose name, synonyms or local names contain the text, or whose words start with its words,
+    /// ranked by the shared rule (`SpeciesSearch`) over the in-memory index, which first catches up with the
+    /// change log in this read's snapshot.
+    func matchingSpecies(_ db: Database, _ search: SearchText, limit: Int) throws -> [Species] {
+        let names = try searchIndex.withCurrent(db) { $0.search(search.rule, limit: limit) }
+        guard !names.isEmpty else { return [] }
+        let json = String(decoding: try JSONEncoder().encode(names), as: UTF8.self)
+        let species = try db.fetchAll(
+            cachedSQL: "SELECT * FROM oak_entries WHERE scientific_name IN (SELECT value FROM json_each(?))",
+            arguments: [json], Species.init(row:))
+        let order = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
+        return species.sorted { order[$0.scientificName, default: .max] < order[$1.scientificName, default: .max] }
+    }
+}
+
+/// The store's search index and the lock around it.
+final class SearchIndexBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var index = SpeciesSearchIndex()
+
+    /// Runs `body` on the index once it reflects the database as `db` sees it: filled on first use, then
+    /// brought forward by the species and source rows the change log names since. Everything is read again
+    /// when the log was compacted past the index, names more than `SQLiteStore.changeFeedLimit` changes, or
+    /// went backwards (another file put in place).
+    func withCurrent<T>(_ db: Database, _ body: (SpeciesSearchIndex) throws -> T) throws -> T {
+        try lock.withLock {
+            let head = try SQLiteStore.changeLogVersion(db)
+            if index.head != head { try catchUp(db, to: head) }
+            return try body(index)
+        }
+    }
+
+    private func catchUp(_ db: Database, to head: Int64) throws {
+        guard let from = index.head, from < head, from >= (try SQLiteStore.compactedThrough(db)) else { return try reload(db, head: head) }
+        let changed = try Row.fetchAll(
+            db,
+            cachedSQL: "SELECT entity, entity_key FROM change_log WHERE seq > ? AND entity IN ('species', 'notes') ORDER BY seq LIMIT ?",
+            arguments: [from, SQLiteStore.changeFeedLimit + 1])
+        guard changed.count <= SQLiteStore.changeFeedLimit else { return try reload(db, head: head) }
+        for row in changed {
+            let key: String = row["entity_key"]
+            if row["entity"] == "species" {
+                let synonyms = try String?.fetchOne(db, cachedSQL: "SELECT synonyms FROM oak_entries WHERE scientific_name = ?", arguments: [key])
+                let rows = try Row.fetchAll(
+                    db, cachedSQL: "SELECT uuid, id, local_names FROM species_sources WHERE scientific_name = ?", arguments: [key]
+                ).map { (Self.rowKey($0), ColumnCoding.strings($0["local_names"])) }
+                index.replaceSpecies(key, synonyms: synonyms.map(ColumnCoding.strings), rows: rows)
+            } else {
+                let current = try Row.fetchOne(
+                    db, cachedSQL: "SELECT scientific_name, local_names FROM species_sources WHERE uuid = ?", arguments: [key])
+                index.replaceRow(key, with: current.map { .init(species: $0["scientific_name"], localNames: ColumnCoding.strings($0["local_names"])) })
+            }
+        }
+        index.head = head
+    }
+
+    private func reload(_ db: Database, head: Int64) throws {
+        let species = try Row.fetchAll(db, sql: "SELECT scientific_name, synonyms FROM oak_entries").map {
+            (name: $0["scientific_name"] as String, synonyms: ColumnCoding.strings($0["synonyms"]))
+        }
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT uuid, id, scientific_name, local_names FROM species_sources WHERE \(Schema.hasNames("local_names"))"
+        ).map { (key: Self.rowKey($0), row: SpeciesSearchIndex.SourceRow(species: $0["scientific_name"], localNames: ColumnCoding.strings($0["local_names"]))) }
+        index.load(species: species, rows: rows, head: head)
+    }
+
+    /// A source row's key in the index: its note id, as the change log names it (rows older tools wrote
+    /// without one by their row id).
+    private static func rowKey(_ row: Row) -> String {
+        (row["uuid"] as String?) ?? "#\(row["id"] as Int64)"
     }
 }
 
 /// What a search looks for: the query as a species name is normalized ("x bebbiana" is "× bebbiana",
-/// "Quercus alba" is "alba"), and its forms for SQL.
+/// "Quercus alba" is "alba"), the species rule for it, and its forms for SQL (taxa and sources).
 struct SearchText {
     let text: String
+    let rule: SpeciesSearch
 
     init(_ query: String) throws {
         if query.contains("\0") { throw OakError.invalid("q", "must not contain NUL characters") }
-        text = Species.normalizedName(query)
+        rule = SpeciesSearch(query: query)
+        text = rule.text
         guard !text.isEmpty else { throw OakError.invalid("q", "is required") }
     }
 
@@ -77,24 +122,14 @@ struct SearchText {
             .replacingOccurrences(of: "_", with: "\\_")
     }
 
-    /// An FTS5 phrase matching the text literally.
-    var phrase: String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-
-    /// An FTS5 query for the word index: every word of the text as the start of a word, or nil when the
-    /// text has no letters or digits.
-    var wordQuery: String? {
-        let words = text.split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
-        return words.isEmpty ? nil : words.prefix(16).map { "\"\($0)\"*" }.joined(separator: " ")
-    }
-
-    /// The arguments of the search queries: ?1 the LIKE pattern for a substring, ?2 the FTS5 phrase,
-    /// ?3 the escaped text (patterns for ranking), ?4 the limit, ?5 the text itself.
+    /// The arguments of the taxon and source queries: ?1 the LIKE pattern for a substring, ?2 the escaped
+    /// text (patterns for ranking), ?3 the limit, ?4 the text itself.
     func arguments(limit: Int) -> StatementArguments {
-        ["%" + likeEscaped + "%", phrase, likeEscaped, limit, text]
+        ["%" + likeEscaped + "%", likeEscaped, limit, text]
     }
 
     /// An SQL ranking of a name column: 0 exact, 1 starts with the text, 2 contains it.
     static func rank(_ column: String) -> String {
-        "CASE WHEN \(column) = ?5 COLLATE NOCASE THEN 0 WHEN \(column) LIKE ?3 || '%' ESCAPE '\\' THEN 1 ELSE 2 END"
+        "CASE WHEN \(column) = ?4 COLLATE NOCASE THEN 0 WHEN \(column) LIKE ?2 || '%' ESCAPE '\\' THEN 1 ELSE 2 END"
     }
 }

@@ -6,6 +6,7 @@ import OakModels
 public final class SQLiteStore: Sendable {
     let pool: DatabasePool
     let exportCache = ExportCache()
+    let searchIndex = SearchIndexBox()
     let activity = PoolActivity()
     /// The server's clock: note timestamps, push clamping. Tests inject a controlled one.
     let clock: @Sendable () -> Date

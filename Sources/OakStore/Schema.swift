@@ -3,7 +3,8 @@ import GRDB
 import OakModels
 
 /// The database schema: the layout of existing `oak_compendium.db` files, migrated forward in place.
-/// Migrations only add tables, columns, indexes and triggers, and write lower-case note ids; they never drop data.
+/// Migrations add tables, columns, indexes and triggers, and write lower-case note ids; they never drop data
+/// (v11 drops only the derived full-text indexes of earlier versions).
 enum Schema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -15,9 +16,8 @@ enum Schema {
             try createChangeLog(db)
             try db.execute(sql: taxonomyChangesNotes)
         }
-        migrator.registerMigration("v3 full-text search") { db in
-            try createSearchIndex(db)
-        }
+        // v3, v6 and v8 built full-text indexes that v11 replaced by search in memory; a new file skips them.
+        migrator.registerMigration("v3 full-text search") { _ in }
         migrator.registerMigration("v4 api tokens") { db in
             try db.execute(sql: """
                 CREATE TABLE api_tokens (
@@ -32,15 +32,11 @@ enum Schema {
         migrator.registerMigration("v5 lower-case note ids") { db in
             try db.execute(sql: lowercaseNoteIDs)
         }
-        migrator.registerMigration("v6 substring search") { db in
-            try addSubstringSearch(db)
-        }
+        migrator.registerMigration("v6 substring search") { _ in }
         migrator.registerMigration("v7 standard source types") { db in
             try db.execute(sql: standardSourceTypes)
         }
-        migrator.registerMigration("v8 search documents per source") { db in
-            try SearchDocuments.replaceSpeciesDocuments(db)
-        }
+        migrator.registerMigration("v8 search documents per source") { _ in }
         migrator.registerMigration("v9 taxonomy indexes") { db in
             // A taxon's species count (in lists, details and search results) was a scan of every species.
             try db.execute(sql: TaxonLevel.allCases.map {
@@ -49,6 +45,9 @@ enum Schema {
         }
         migrator.registerMigration("v10 lean note logging") { db in
             try db.execute(sql: leanNoteLogging)
+        }
+        migrator.registerMigration("v11 search in memory") { db in
+            try db.execute(sql: searchInMemory)
         }
         return migrator
     }
@@ -284,97 +283,48 @@ enum Schema {
         END;
         """
 
-    // MARK: v3
-
-    /// Names that have (or had) a row in the index, with stable integer ids: `species_fts` rows use them as rowids,
-    /// so re-indexing a species is a lookup, not a scan (and VACUUM keeps INTEGER PRIMARY KEY ids).
-    static let searchKey = "(SELECT id FROM species_search_keys WHERE scientific_name = %@)"
-
-    /// The full-text indexes of species, each kept by the same triggers: `species_fts` matches words (and
-    /// their starts) ignoring diacritics ("chene" finds "chêne"), `species_trigram` matches any substring
-    /// ("lba" finds "alba").
-    static let searchTables = ["species_fts", "species_trigram"]
-
-    /// SQL that re-indexes one species (named by an SQL expression) in the full-text `tables`.
-    static func reindexSpecies(_ name: String, in tables: [String]) -> String {
-        let key = searchKey.replacingOccurrences(of: "%@", with: name)
-        return "INSERT OR IGNORE INTO species_search_keys(scientific_name) SELECT scientific_name FROM oak_entries WHERE scientific_name = \(name);\n"
-            + tables.map { table in
-                """
-                DELETE FROM \(table) WHERE rowid = \(key);
-                INSERT INTO \(table)(rowid, scientific_name, synonyms, local_names)
-                    SELECT k.id, e.scientific_name, COALESCE(e.synonyms, ''),
-                        (SELECT COALESCE(group_concat(local_names, ' '), '') FROM species_sources s WHERE s.scientific_name = e.scientific_name)
-                    FROM oak_entries e JOIN species_search_keys k ON k.scientific_name = e.scientific_name
-                    WHERE e.scientific_name = \(name);
-                """
-            }.joined(separator: "\n")
-    }
-
     /// SQL: whether a `local_names` value (an SQL expression) holds any name.
     static func hasNames(_ column: String) -> String { "(\(column) IS NOT NULL AND \(column) NOT IN ('', '[]'))" }
 
-    /// An FTS5 index over scientific names, synonyms and every source's local names (v3: words).
-    static func createSearchIndex(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE species_search_keys (id INTEGER PRIMARY KEY, scientific_name TEXT NOT NULL UNIQUE);
-            INSERT INTO species_search_keys(scientific_name) SELECT scientific_name FROM oak_entries;
-            """)
-        try createSearchTable(db, "species_fts", options: "tokenize = 'unicode61 remove_diacritics 2', prefix = '2 3'")
-        try createSearchTriggers(db, tables: ["species_fts"])
-    }
+    // MARK: v11
 
-    /// Adds the substring index beside the word index (v6), both kept by one set of triggers.
-    static func addSubstringSearch(_ db: Database) throws {
-        try db.execute(sql: searchTriggers.map { "DROP TRIGGER \($0);" }.joined(separator: "\n"))
-        try createSearchTable(db, "species_trigram", options: "tokenize = 'trigram'")
-        try createSearchTriggers(db, tables: searchTables)
-    }
+    /// Search runs in memory (`SpeciesSearchIndex`): drops the full-text indexes of v3, v6 and v8 and their
+    /// triggers (derived data, no row of the compendium), and keeps the listing version with triggers of its
+    /// own. Keeping FTS5 indexes current was most of a pushed note's cost.
+    static let searchInMemory = """
+        DROP TRIGGER IF EXISTS oak_entries_indexed_insert;
+        DROP TRIGGER IF EXISTS oak_entries_indexed_update;
+        DROP TRIGGER IF EXISTS oak_entries_indexed_delete;
+        DROP TRIGGER IF EXISTS species_sources_indexed_insert;
+        DROP TRIGGER IF EXISTS species_sources_indexed_update;
+        DROP TRIGGER IF EXISTS species_sources_indexed_delete;
+        DROP TRIGGER IF EXISTS oak_entries_searched_insert;
+        DROP TRIGGER IF EXISTS oak_entries_searched_update;
+        DROP TRIGGER IF EXISTS oak_entries_searched_delete;
+        DROP TRIGGER IF EXISTS species_sources_searched_insert;
+        DROP TRIGGER IF EXISTS species_sources_searched_update;
+        DROP TRIGGER IF EXISTS species_sources_searched_delete;
+        DROP TRIGGER IF EXISTS species_sources_listed_insert;
+        DROP TRIGGER IF EXISTS species_sources_listed_delete;
+        DROP TABLE IF EXISTS species_fts;
+        DROP TABLE IF EXISTS species_trigram;
+        DROP TABLE IF EXISTS search_words;
+        DROP TABLE IF EXISTS search_trigrams;
+        DROP TABLE IF EXISTS species_search_keys;
+        INSERT OR IGNORE INTO sync_state(key, value) VALUES ('listing_version', '0');
+        CREATE TRIGGER species_sources_listed_insert AFTER INSERT ON species_sources BEGIN
+            \(bumpListingVersion)
+        END;
+        CREATE TRIGGER species_sources_listed_update AFTER UPDATE OF local_names, scientific_name ON species_sources
+        WHEN OLD.local_names IS NOT NEW.local_names OR OLD.scientific_name IS NOT NEW.scientific_name BEGIN
+            \(bumpListingVersion)
+        END;
+        CREATE TRIGGER species_sources_listed_delete AFTER DELETE ON species_sources BEGIN
+            \(bumpListingVersion)
+        END;
+        """
 
-    /// Creates an FTS5 table of the species' searchable text, filled from the tables.
-    private static func createSearchTable(_ db: Database, _ table: String, options: String) throws {
-        try db.execute(sql: """
-            CREATE VIRTUAL TABLE \(table) USING fts5(scientific_name, synonyms, local_names, \(options));
-            INSERT INTO \(table)(rowid, scientific_name, synonyms, local_names)
-                SELECT k.id, e.scientific_name, COALESCE(e.synonyms, ''),
-                    (SELECT COALESCE(group_concat(local_names, ' '), '') FROM species_sources s WHERE s.scientific_name = e.scientific_name)
-                FROM oak_entries e JOIN species_search_keys k ON k.scientific_name = e.scientific_name;
-            """)
-    }
-
-    private static let searchTriggers = [
-        "oak_entries_indexed_insert", "oak_entries_indexed_update", "oak_entries_indexed_delete",
-        "species_sources_indexed_insert", "species_sources_indexed_update", "species_sources_indexed_delete",
-    ]
-
-    /// Triggers that keep the full-text `tables` current, running only when an indexed value changes.
-    private static func createSearchTriggers(_ db: Database, tables: [String]) throws {
-        let oldKey = searchKey.replacingOccurrences(of: "%@", with: "OLD.scientific_name")
-        let deleteOld = tables.map { "DELETE FROM \($0) WHERE rowid = \(oldKey);" }.joined(separator: "\n")
-        try db.execute(sql: """
-            CREATE TRIGGER oak_entries_indexed_insert AFTER INSERT ON oak_entries BEGIN
-                \(reindexSpecies("NEW.scientific_name", in: tables))
-            END;
-            CREATE TRIGGER oak_entries_indexed_update AFTER UPDATE ON oak_entries
-            WHEN OLD.synonyms IS NOT NEW.synonyms OR OLD.scientific_name IS NOT NEW.scientific_name BEGIN
-                \(deleteOld)
-                \(reindexSpecies("NEW.scientific_name", in: tables))
-            END;
-            CREATE TRIGGER oak_entries_indexed_delete AFTER DELETE ON oak_entries BEGIN
-                \(deleteOld)
-                DELETE FROM species_search_keys WHERE scientific_name = OLD.scientific_name;
-            END;
-            CREATE TRIGGER species_sources_indexed_insert AFTER INSERT ON species_sources WHEN \(hasNames("NEW.local_names")) BEGIN
-                \(reindexSpecies("NEW.scientific_name", in: tables))
-            END;
-            CREATE TRIGGER species_sources_indexed_update AFTER UPDATE OF local_names, scientific_name ON species_sources
-            WHEN OLD.local_names IS NOT NEW.local_names OR OLD.scientific_name IS NOT NEW.scientific_name BEGIN
-                \(reindexSpecies("OLD.scientific_name", in: tables))
-                \(reindexSpecies("NEW.scientific_name", in: tables))
-            END;
-            CREATE TRIGGER species_sources_indexed_delete AFTER DELETE ON species_sources WHEN \(hasNames("OLD.local_names")) BEGIN
-                \(reindexSpecies("OLD.scientific_name", in: tables))
-            END;
-            """)
-    }
+    /// SQL that moves the listing version (`SQLiteStore.listingVersion`).
+    private static let bumpListingVersion =
+        "UPDATE sync_state SET value = CAST(value AS INTEGER) + 1 WHERE key = 'listing_version';"
 }

@@ -1,0 +1,194 @@
+import OakModels
+
+/// Every species' searchable names in memory, with two indexes that find the candidates of a query without
+/// looking at every species: which species contain each three-byte run (trigram) of their lowercased names,
+/// and every folded word, sorted, with the species it belongs to. The candidates are then checked and
+/// ranked by the shared rule (`SpeciesSearch`), so the answers are the rule's by construction.
+///
+/// It replaced the SQLite FTS5 indexes (migration v11): keeping those up to date was most of the cost of a
+/// pushed note, and an infix search read one posting list per trigram from disk pages. It is independent of
+/// the database: a store fills it (`load`) and then applies what the change log says changed.
+struct SpeciesSearchIndex {
+    /// A source row's contribution: its species and its local names.
+    struct SourceRow: Equatable {
+        var species: String
+        var localNames: [String]
+    }
+
+    /// The change-log position the index reflects; nil before it is filled.
+    var head: Int64?
+    private var synonyms: [String: [String]] = [:]
+    private var rows: [String: SourceRow] = [:]
+    private var rowsOfSpecies: [String: Set<String>] = [:]
+    /// Documents by slot; a removed species leaves its slot free for the next one.
+    private var documents: [SpeciesSearch.Document?] = []
+    private var freeSlots: [Int32] = []
+    private var slotOfSpecies: [String: Int32] = [:]
+    /// Trigram → the slots whose names contain it, sorted.
+    private var trigrams: [UInt32: [Int32]] = [:]
+    /// Every folded word, sorted, and the slots whose names have it.
+    private var sortedTokens: [[UInt8]] = []
+    private var tokenSlots: [[UInt8]: [Int32]] = [:]
+
+    /// How many species are indexed.
+    var count: Int { slotOfSpecies.count }
+
+    /// Replaces everything with the given species (name and synonyms) and source rows (key and contribution).
+    mutating func load(species: [(name: String, synonyms: [String])], rows: [(key: String, row: SourceRow)], head: Int64) {
+        self = SpeciesSearchIndex()
+        for (key, row) in rows { self.rows[key] = row; rowsOfSpecies[row.species, default: []].insert(key) }
+        for (name, synonyms) in species {
+            self.synonyms[name] = synonyms
+            reindex(name)
+        }
+        self.head = head
+    }
+
+    /// Sets a species' synonyms and source rows as they are now; nil synonyms: the species is gone.
+    mutating func replaceSpecies(_ name: String, synonyms: [String]?, rows speciesRows: [(key: String, localNames: [String])]) {
+        for key in rowsOfSpecies.removeValue(forKey: name) ?? [] { rows[key] = nil }
+        self.synonyms[name] = synonyms
+        // Rows that moved here from another species leave that species' document too.
+        var moved = Set<String>()
+        if synonyms != nil {
+            for (key, localNames) in speciesRows where !localNames.isEmpty {
+                if let previous = rows[key]?.species { moved.insert(previous) }
+                setRow(key, SourceRow(species: name, localNames: localNames))
+            }
+        }
+        for species in moved.union([name]) { reindex(species) }
+    }
+
+    /// Sets a source row as it is now; nil or no local names: it adds nothing to any species.
+    mutating func replaceRow(_ key: String, with row: SourceRow?) {
+        let previous = rows[key]
+        guard previous != row else { return }
+        setRow(key, row.flatMap { $0.localNames.isEmpty ? nil : $0 })
+        for species in Set([previous?.species, row?.species].compactMap { $0 }) { reindex(species) }
+    }
+
+    private mutating func setRow(_ key: String, _ row: SourceRow?) {
+        if let previous = rows[key] { rowsOfSpecies[previous.species]?.remove(key) }
+        rows[key] = row
+        if let row { rowsOfSpecies[row.species, default: []].insert(key) }
+    }
+
+    /// The scientific names that match, best first, at most `limit`.
+    func search(_ search: SpeciesSearch, limit: Int) -> [String] {
+        guard !search.isEmpty, limit > 0 else { return [] }
+        var candidates = Set(substringCandidates(search.pattern))
+        if let words = wordCandidates(search.words) { candidates.formUnion(words) }
+        let ranked = candidates.compactMap { slot -> (rank: Int, name: String)? in
+            guard let document = documents[Int(slot)] else { return nil }
+            return search.rank(of: document).map { ($0, document.scientificName) }
+        }
+        return ranked.sorted { ($0.rank, $0.name) < ($1.rank, $1.name) }.prefix(limit).map(\.name)
+    }
+
+    /// Slots that may contain the pattern: those having each of its trigrams, or every slot for a pattern
+    /// shorter than a trigram.
+    private func substringCandidates(_ pattern: [UInt8]) -> [Int32] {
+        guard pattern.count >= 3 else { return slotOfSpecies.values.map { $0 } }
+        let lists = Set(Self.trigrams(of: pattern)).map { trigrams[$0] ?? [] }.sorted { $0.count < $1.count }
+        guard var result = lists.first else { return [] }
+        for list in lists.dropFirst() where !result.isEmpty { result = Self.intersection(result, list) }
+        return result
+    }
+
+    /// Slots having a word that starts with each query word; nil when the query has no words.
+    private func wordCandidates(_ words: [[UInt8]]) -> Set<Int32>? {
+        guard !words.isEmpty else { return nil }
+        var result: Set<Int32>?
+        for word in words {
+            var slots = Set<Int32>()
+            var index = SpeciesSearch.firstIndex(notBefore: word, in: sortedTokens)
+            while index < sortedTokens.count && sortedTokens[index].starts(with: word) {
+                slots.formUnion(tokenSlots[sortedTokens[index]] ?? [])
+                index += 1
+            }
+            result = result.map { $0.intersection(slots) } ?? slots
+            if result?.isEmpty == true { break }
+        }
+        return result
+    }
+
+    /// Rebuilds a species' document from its synonyms and rows, or removes it when the species is gone.
+    private mutating func reindex(_ name: String) {
+        if let slot = slotOfSpecies[name] { unindex(slot) }
+        guard let synonyms = synonyms[name] else {
+            if let slot = slotOfSpecies.removeValue(forKey: name) { freeSlots.append(slot) }
+            return
+        }
+        let localNames = (rowsOfSpecies[name] ?? []).sorted().flatMap { rows[$0]?.localNames ?? [] }
+        let document = SpeciesSearch.Document(scientificName: name, synonyms: synonyms, localNames: localNames)
+        let slot = slotOfSpecies[name] ?? freeSlots.popLast() ?? Int32(documents.count)
+        if Int(slot) == documents.count { documents.append(nil) }
+        slotOfSpecies[name] = slot
+        documents[Int(slot)] = document
+        for trigram in Set(document.texts.flatMap(Self.trigrams(of:))) { Self.insert(slot, into: &trigrams[trigram, default: []]) }
+        for token in document.tokens {
+            if tokenSlots[token] == nil {
+                sortedTokens.insert(token, at: SpeciesSearch.firstIndex(notBefore: token, in: sortedTokens))
+            }
+            Self.insert(slot, into: &tokenSlots[token, default: []])
+        }
+    }
+
+    /// Takes a slot's document out of both indexes (the slot stays assigned).
+    private mutating func unindex(_ slot: Int32) {
+        guard let document = documents[Int(slot)] else { return }
+        documents[Int(slot)] = nil
+        for trigram in Set(document.texts.flatMap(Self.trigrams(of:))) {
+            Self.remove(slot, from: &trigrams[trigram, default: []])
+            if trigrams[trigram]?.isEmpty == true { trigrams[trigram] = nil }
+        }
+        for token in document.tokens {
+            Self.remove(slot, from: &tokenSlots[token, default: []])
+            if tokenSlots[token]?.isEmpty == true {
+                tokenSlots[token] = nil
+                let index = SpeciesSearch.firstIndex(notBefore: token, in: sortedTokens)
+                if index < sortedTokens.count && sortedTokens[index] == token { sortedTokens.remove(at: index) }
+            }
+        }
+    }
+
+    /// Every run of three bytes of a text, as a number.
+    private static func trigrams(of text: [UInt8]) -> [UInt32] {
+        guard text.count >= 3 else { return [] }
+        return (0...(text.count - 3)).map { UInt32(text[$0]) << 16 | UInt32(text[$0 + 1]) << 8 | UInt32(text[$0 + 2]) }
+    }
+
+    private static func insert(_ slot: Int32, into list: inout [Int32]) {
+        let index = lowerBound(slot, in: list)
+        if index == list.count || list[index] != slot { list.insert(slot, at: index) }
+    }
+
+    private static func remove(_ slot: Int32, from list: inout [Int32]) {
+        let index = lowerBound(slot, in: list)
+        if index < list.count && list[index] == slot { list.remove(at: index) }
+    }
+
+    private static func lowerBound(_ slot: Int32, in list: [Int32]) -> Int {
+        var low = 0
+        var high = list.count
+        while low < high {
+            let middle = (low + high) / 2
+            if list[middle] < slot { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The slots in both sorted lists.
+    private static func intersection(_ first: [Int32], _ second: [Int32]) -> [Int32] {
+        var result: [Int32] = []
+        var (i, j) = (0, 0)
+        while i < first.count && j < second.count {
+            if first[i] == second[j] {
+                result.append(first[i])
+                i += 1
+                j += 1
+            } else if first[i] < second[j] { i += 1 } else { j += 1 }
+        }
+        return result
+    }
+}
