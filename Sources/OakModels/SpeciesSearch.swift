@@ -1,5 +1,11 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The species search rule, the one definition the server's in-memory index and the offline client share:
 /// what matches a query and in which order.
 ///
@@ -14,6 +20,8 @@ public struct SpeciesSearch: Sendable {
     public let pattern: [UInt8]
     /// The query with the hybrid sign before it ("× bebbiana"), for names that are hybrids.
     private let hybridPattern: [UInt8]
+    /// The query at the start of a synonym or local name (see `Document.others`).
+    private let startPattern: [UInt8]
     /// The query's words, folded (see `words(of:)`): each must start a word of the names.
     public let words: [[UInt8]]
 
@@ -21,6 +29,7 @@ public struct SpeciesSearch: Sendable {
         text = Species.normalizedName(query)
         pattern = Array(text.lowercased().utf8)
         hybridPattern = Array("\(Species.hybridSign) ".utf8) + pattern
+        startPattern = [0] + pattern
         words = Array(Self.words(of: text).prefix(16))
     }
 
@@ -32,21 +41,22 @@ public struct SpeciesSearch: Sendable {
         public let scientificName: String
         /// The scientific name, lowercased, as UTF-8.
         let name: [UInt8]
-        /// Synonyms and local names, lowercased, as UTF-8.
-        let others: [[UInt8]]
+        /// Synonyms and local names, lowercased, as UTF-8, each after a 0 byte (which no query holds), so
+        /// one scan finds a query in any of them and "starts one of them" is "follows a 0".
+        let others: [UInt8]
         /// Every folded word of the names, sorted, without repeats.
         public let tokens: [[UInt8]]
 
         public init(scientificName: String, synonyms: [String], localNames: [String]) {
             self.scientificName = scientificName
             name = Array(scientificName.lowercased().utf8)
-            others = (synonyms + localNames).map { Array($0.lowercased().utf8) }
+            others = (synonyms + localNames).reduce(into: []) { $0.append(0); $0.append(contentsOf: $1.lowercased().utf8) }
             let words = ([scientificName] + synonyms + localNames).flatMap(SpeciesSearch.words(of:))
             tokens = Set(words).sorted { $0.lexicographicallyPrecedes($1) }
         }
 
         /// The lowercased names a query must be part of: the scientific name, then synonyms and local names.
-        public var texts: [[UInt8]] { [name] + others }
+        public var texts: [ArraySlice<UInt8>] { [name[...]] + others.split(separator: 0) }
     }
 
     /// The species that match, best first, at most `limit`; `localNames` gives a species' local names.
@@ -63,11 +73,11 @@ public struct SpeciesSearch: Sendable {
     /// The group a species falls in (0 best), or nil when it does not match.
     public func rank(of document: Document) -> Int? {
         guard !isEmpty else { return nil }
-        let contains = Self.contains(document.name, pattern) || document.others.contains { Self.contains($0, pattern) }
+        let contains = Self.contains(document.name, pattern) || Self.contains(document.others, pattern)
         guard contains || matchesWords(document.tokens) else { return nil }
         if document.name == pattern || document.name == hybridPattern { return 0 }
         if document.name.starts(with: pattern) || document.name.starts(with: hybridPattern) { return 1 }
-        if document.others.contains(where: { $0.starts(with: pattern) }) { return 2 }
+        if Self.contains(document.others, startPattern) { return 2 }
         return 3
     }
 
@@ -93,19 +103,18 @@ public struct SpeciesSearch: Sendable {
 
     /// Whether `text` contains `part`, byte for byte.
     public static func contains(_ text: [UInt8], _ part: [UInt8]) -> Bool {
-        guard let first = part.first else { return true }
+        guard !part.isEmpty else { return true }
         guard text.count >= part.count else { return false }
-        return text.withUnsafeBufferPointer { text in
-            part.withUnsafeBufferPointer { part in
-                var start = 0
+        return text.withUnsafeBytes { text in
+            part.withUnsafeBytes { part in
+                // memchr finds each place the first byte occurs (vectorized); memcmp checks the rest there.
+                guard let base = text.baseAddress, let needle = part.baseAddress else { return false }
+                var offset = 0
                 let last = text.count - part.count
-                while start <= last {
-                    if text[start] == first {
-                        var offset = 1
-                        while offset < part.count && text[start + offset] == part[offset] { offset += 1 }
-                        if offset == part.count { return true }
-                    }
-                    start += 1
+                while offset <= last {
+                    guard let hit = memchr(base + offset, Int32(part[0]), last - offset + 1) else { return false }
+                    if memcmp(hit, needle, part.count) == 0 { return true }
+                    offset = base.distance(to: UnsafeRawPointer(hit)) + 1
                 }
                 return false
             }

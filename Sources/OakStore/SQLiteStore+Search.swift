@@ -14,15 +14,15 @@ extension SQLiteStore {
             let species = try matchingSpecies(db, search, limit: limit)
             let taxa = try db.fetchAll(
                 cachedSQL: """
-                    SELECT \(Self.taxonColumns) FROM taxa t WHERE name LIKE ?1 ESCAPE '\\'
-                    ORDER BY \(SearchText.rank("name")), name, level LIMIT ?3
+                    SELECT \(Self.taxonColumns) FROM taxa t WHERE \(SearchText.contains("name"))
+                    ORDER BY \(SearchText.rank("name")), name, level LIMIT ?2
                     """,
                 arguments: search.arguments(limit: limit), Taxon.init(row:)
             ).compactMap { $0 }
             let sources = try db.fetchAll(
                 cachedSQL: """
-                    SELECT \(Self.sourceColumns) FROM sources s WHERE name LIKE ?1 ESCAPE '\\'
-                    ORDER BY \(SearchText.rank("name")), name, id LIMIT ?3
+                    SELECT \(Self.sourceColumns) FROM sources s WHERE \(SearchText.contains("name"))
+                    ORDER BY \(SearchText.rank("name")), name, id LIMIT ?2
                     """,
                 arguments: search.arguments(limit: limit), Source.init(row:))
             return CatalogSearchResult(
@@ -83,7 +83,7 @@ final class SearchIndexBox: @unchecked Sendable {
                 index.replaceRow(key, with: current.map { .init(species: $0["scientific_name"], localNames: ColumnCoding.strings($0["local_names"])) })
             }
         }
-        index.head = head
+        index.finish(at: head)
     }
 
     private func reload(_ db: Database, head: Int64) throws {
@@ -104,7 +104,7 @@ final class SearchIndexBox: @unchecked Sendable {
 }
 
 /// What a search looks for: the query as a species name is normalized ("x bebbiana" is "× bebbiana",
-/// "Quercus alba" is "alba"), the species rule for it, and its forms for SQL (taxa and sources).
+/// "Quercus alba" is "alba"), the species rule for it, and SQL for taxa and sources.
 struct SearchText {
     let text: String
     let rule: SpeciesSearch
@@ -116,20 +116,17 @@ struct SearchText {
         guard !text.isEmpty else { throw OakError.invalid("q", "is required") }
     }
 
-    /// The text with LIKE's wildcards escaped (by `\`).
-    var likeEscaped: String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_")
-    }
-
-    /// The arguments of the taxon and source queries: ?1 the LIKE pattern for a substring, ?2 the escaped
-    /// text (patterns for ranking), ?3 the limit, ?4 the text itself.
+    /// The arguments of the taxon and source queries: ?1 the text, ?2 the limit.
     func arguments(limit: Int) -> StatementArguments {
-        ["%" + likeEscaped + "%", likeEscaped, limit, text]
+        [text, limit]
     }
 
-    /// An SQL ranking of a name column: 0 exact, 1 starts with the text, 2 contains it.
+    /// SQL: whether a name column contains the text, ignoring ASCII case (as SQLite's `LIKE` does). Not
+    /// `LIKE` with a bound pattern: SQLite prepares such a statement again for every new pattern.
+    static func contains(_ column: String) -> String { "instr(lower(\(column)), lower(?1)) > 0" }
+
+    /// An SQL ranking of a name column: 0 exact, 1 starts with the text, 2 contains it (ignoring ASCII case).
     static func rank(_ column: String) -> String {
-        "CASE WHEN \(column) = ?4 COLLATE NOCASE THEN 0 WHEN \(column) LIKE ?2 || '%' ESCAPE '\\' THEN 1 ELSE 2 END"
+        "CASE WHEN \(column) = ?1 COLLATE NOCASE THEN 0 WHEN instr(lower(\(column)), lower(?1)) = 1 THEN 1 ELSE 2 END"
     }
 }

@@ -16,7 +16,7 @@ struct SpeciesSearchIndex {
     }
 
     /// The change-log position the index reflects; nil before it is filled.
-    var head: Int64?
+    private(set) var head: Int64?
     private var synonyms: [String: [String]] = [:]
     private var rows: [String: SourceRow] = [:]
     private var rowsOfSpecies: [String: Set<String>] = [:]
@@ -26,6 +26,9 @@ struct SpeciesSearchIndex {
     private var slotOfSpecies: [String: Int32] = [:]
     /// Trigram → the slots whose names contain it, sorted.
     private var trigrams: [UInt32: [Int32]] = [:]
+    /// Each slot's place among the scientific names in order (the rule's tie-break), kept by `finish(at:)`.
+    private var nameOrder: [Int32] = []
+    private var nameOrderIsStale = false
     /// Every folded word, sorted, and the slots whose names have it.
     private var sortedTokens: [[UInt8]] = []
     private var tokenSlots: [[UInt8]: [Int32]] = [:]
@@ -41,7 +44,7 @@ struct SpeciesSearchIndex {
             self.synonyms[name] = synonyms
             reindex(name)
         }
-        self.head = head
+        finish(at: head)
     }
 
     /// Sets a species' synonyms and source rows as they are now; nil synonyms: the species is gone.
@@ -76,54 +79,76 @@ struct SpeciesSearchIndex {
     /// The scientific names that match, best first, at most `limit`.
     func search(_ search: SpeciesSearch, limit: Int) -> [String] {
         guard !search.isEmpty, limit > 0 else { return [] }
-        var candidates = Set(substringCandidates(search.pattern))
-        if let words = wordCandidates(search.words) { candidates.formUnion(words) }
-        let ranked = candidates.compactMap { slot -> (rank: Int, name: String)? in
-            guard let document = documents[Int(slot)] else { return nil }
-            return search.rank(of: document).map { ($0, document.scientificName) }
+        var isCandidate = [Bool](repeating: false, count: documents.count)
+        for slot in substringCandidates(search.pattern) { isCandidate[Int(slot)] = true }
+        markWordCandidates(search.words, in: &isCandidate)
+        var ranked: [(rank: Int, order: Int32, slot: Int)] = []
+        for slot in isCandidate.indices where isCandidate[slot] {
+            guard let document = documents[slot], let rank = search.rank(of: document) else { continue }
+            ranked.append((rank, nameOrder[slot], slot))
         }
-        return ranked.sorted { ($0.rank, $0.name) < ($1.rank, $1.name) }.prefix(limit).map(\.name)
+        ranked.sort { ($0.rank, $0.order) < ($1.rank, $1.order) }
+        return ranked.prefix(limit).compactMap { documents[$0.slot]?.scientificName }
     }
 
     /// Slots that may contain the pattern: those having each of its trigrams, or every slot for a pattern
     /// shorter than a trigram.
     private func substringCandidates(_ pattern: [UInt8]) -> [Int32] {
-        guard pattern.count >= 3 else { return slotOfSpecies.values.map { $0 } }
-        let lists = Set(Self.trigrams(of: pattern)).map { trigrams[$0] ?? [] }.sorted { $0.count < $1.count }
+        guard pattern.count >= 3 else { return Array(slotOfSpecies.values) }
+        let lists = Set(Self.trigrams(of: pattern[...])).map { trigrams[$0] ?? [] }.sorted { $0.count < $1.count }
         guard var result = lists.first else { return [] }
         for list in lists.dropFirst() where !result.isEmpty { result = Self.intersection(result, list) }
         return result
     }
 
-    /// Slots having a word that starts with each query word; nil when the query has no words.
-    private func wordCandidates(_ words: [[UInt8]]) -> Set<Int32>? {
-        guard !words.isEmpty else { return nil }
-        var result: Set<Int32>?
-        for word in words {
-            var slots = Set<Int32>()
+    /// Marks the slots that have, for each query word, a word starting with it.
+    private func markWordCandidates(_ words: [[UInt8]], in isCandidate: inout [Bool]) {
+        guard !words.isEmpty else { return }
+        // A slot's count of query words matched so far: it moves from i to i + 1 only on word i.
+        var matched = [Int](repeating: 0, count: documents.count)
+        for (number, word) in words.enumerated() {
             var index = SpeciesSearch.firstIndex(notBefore: word, in: sortedTokens)
             while index < sortedTokens.count && sortedTokens[index].starts(with: word) {
-                slots.formUnion(tokenSlots[sortedTokens[index]] ?? [])
+                for slot in tokenSlots[sortedTokens[index]] ?? [] where matched[Int(slot)] == number { matched[Int(slot)] = number + 1 }
                 index += 1
             }
-            result = result.map { $0.intersection(slots) } ?? slots
-            if result?.isEmpty == true { break }
         }
-        return result
+        for slot in matched.indices where matched[slot] == words.count { isCandidate[slot] = true }
+    }
+
+    /// Records that the index now reflects the change log up to `head`, putting the names in order again
+    /// if species came or went.
+    mutating func finish(at head: Int64) {
+        if nameOrderIsStale {
+            nameOrder = [Int32](repeating: 0, count: documents.count)
+            let names = slotOfSpecies.sorted { $0.key < $1.key }
+            for (order, entry) in names.enumerated() { nameOrder[Int(entry.value)] = Int32(order) }
+            nameOrderIsStale = false
+        }
+        self.head = head
     }
 
     /// Rebuilds a species' document from its synonyms and rows, or removes it when the species is gone.
     private mutating func reindex(_ name: String) {
         if let slot = slotOfSpecies[name] { unindex(slot) }
         guard let synonyms = synonyms[name] else {
-            if let slot = slotOfSpecies.removeValue(forKey: name) { freeSlots.append(slot) }
+            if let slot = slotOfSpecies.removeValue(forKey: name) {
+                freeSlots.append(slot)
+                nameOrderIsStale = true
+            }
             return
         }
         let localNames = (rowsOfSpecies[name] ?? []).sorted().flatMap { rows[$0]?.localNames ?? [] }
         let document = SpeciesSearch.Document(scientificName: name, synonyms: synonyms, localNames: localNames)
-        let slot = slotOfSpecies[name] ?? freeSlots.popLast() ?? Int32(documents.count)
-        if Int(slot) == documents.count { documents.append(nil) }
-        slotOfSpecies[name] = slot
+        let slot: Int32
+        if let existing = slotOfSpecies[name] {
+            slot = existing
+        } else {
+            slot = freeSlots.popLast() ?? Int32(documents.count)
+            if Int(slot) == documents.count { documents.append(nil) }
+            slotOfSpecies[name] = slot
+            nameOrderIsStale = true
+        }
         documents[Int(slot)] = document
         for trigram in Set(document.texts.flatMap(Self.trigrams(of:))) { Self.insert(slot, into: &trigrams[trigram, default: []]) }
         for token in document.tokens {
@@ -153,9 +178,9 @@ struct SpeciesSearchIndex {
     }
 
     /// Every run of three bytes of a text, as a number.
-    private static func trigrams(of text: [UInt8]) -> [UInt32] {
+    private static func trigrams(of text: ArraySlice<UInt8>) -> [UInt32] {
         guard text.count >= 3 else { return [] }
-        return (0...(text.count - 3)).map { UInt32(text[$0]) << 16 | UInt32(text[$0 + 1]) << 8 | UInt32(text[$0 + 2]) }
+        return (text.startIndex...(text.endIndex - 3)).map { UInt32(text[$0]) << 16 | UInt32(text[$0 + 1]) << 8 | UInt32(text[$0 + 2]) }
     }
 
     private static func insert(_ slot: Int32, into list: inout [Int32]) {
