@@ -124,7 +124,28 @@ public struct SpeciesSearch: Sendable {
     /// The words of a text, folded: split on anything not a letter or digit, lowercased, diacritics
     /// removed, as UTF-8.
     public static func words(of text: String) -> [[UInt8]] {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        var text = text
+        if let words = text.withUTF8(asciiWords) { return words }
+        return text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
             .split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map { Array($0.utf8) }
+    }
+
+    /// `words(of:)` for ASCII text, the common case, without Unicode tables: letters and digits are a–z,
+    /// A–Z and 0–9, and folding is lowercasing. Nil when the text is not ASCII.
+    private static func asciiWords(_ bytes: UnsafeBufferPointer<UInt8>) -> [[UInt8]]? {
+        var words: [[UInt8]] = []
+        var word: [UInt8] = []
+        for byte in bytes {
+            guard byte < 0x80 else { return nil }
+            let lower = (0x41...0x5A).contains(byte) ? byte + 0x20 : byte
+            if (0x61...0x7A).contains(lower) || (0x30...0x39).contains(lower) {
+                word.append(lower)
+            } else if !word.isEmpty {
+                words.append(word)
+                word.removeAll(keepingCapacity: true)
+            }
+        }
+        if !word.isEmpty { words.append(word) }
+        return words
     }
 }

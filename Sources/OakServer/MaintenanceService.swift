@@ -3,8 +3,8 @@ import Logging
 import OakStore
 import ServiceLifecycle
 
-/// Daily upkeep while the server runs: compacts tombstones older than the retention horizon and,
-/// when enabled, writes a backup (keeping the newest few).
+/// Upkeep while the server runs: at start it compacts and fills the search index; daily it compacts
+/// tombstones older than the retention horizon and, when enabled, writes a backup (keeping the newest few).
 struct MaintenanceService: Service {
     let store: any SyncRepository & MaintenanceRepository
     let retention: Duration
@@ -15,6 +15,7 @@ struct MaintenanceService: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             await compactOnce()
+            await prepareSearch()
             // Shutdown cancels the sleep; that ends the loop, not the server with an error.
             while (try? await Task.sleep(for: interval)) != nil {
                 await dailyWork()
@@ -26,6 +27,14 @@ struct MaintenanceService: Service {
     func dailyWork() async {
         await compactOnce()
         if backups.daily { await backupOnce() }
+    }
+
+    func prepareSearch() async {
+        do {
+            try await store.prepareSearch()
+        } catch {
+            logger.warning("Search index not filled ahead of the first search", metadata: ["error": "\(error)"])
+        }
     }
 
     func compactOnce() async {

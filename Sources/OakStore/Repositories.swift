@@ -104,5 +104,7 @@ public protocol MaintenanceRepository: Sendable {
     func dataVersion() async throws -> DataVersion
     /// What changed after a change-log position (nil: only where the log is now); a short read.
     func changes(after position: Int64?) throws -> DataChanges
+    /// Fills the in-memory search index, so the first search after a start does not wait for it.
+    func prepareSearch() async throws
 }
 

@@ -8,6 +8,17 @@ extension SQLiteStore {
         return try read { db in try matchingSpecies(db, search, limit: limit) }
     }
 
+    /// Fills the index from a read on a thread of its own: neither a cooperative thread is held while it
+    /// loads, nor is a reader held until a cooperative thread is free to release it (which a caller closing
+    /// the store at the same time would wait for).
+    public func prepareSearch() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global(qos: .utility).async {
+                continuation.resume(with: Result { try self.read { db in try self.searchIndex.withCurrent(db) { _ in } } })
+            }
+        }
+    }
+
     public func search(query: String, limit: Int) async throws -> CatalogSearchResult {
         let search = try SearchText(query)
         return try read { db in
@@ -73,9 +84,9 @@ final class SearchIndexBox: @unchecked Sendable {
             let key: String = row["entity_key"]
             if row["entity"] == "species" {
                 let synonyms = try String?.fetchOne(db, cachedSQL: "SELECT synonyms FROM oak_entries WHERE scientific_name = ?", arguments: [key])
-                let rows = try Row.fetchAll(
-                    db, cachedSQL: "SELECT uuid, id, local_names FROM species_sources WHERE scientific_name = ?", arguments: [key]
-                ).map { (Self.rowKey($0), ColumnCoding.strings($0["local_names"])) }
+                let rows = try db.fetchAll(
+                    cachedSQL: "SELECT uuid, id, local_names FROM species_sources WHERE scientific_name = ?", arguments: [key]
+                ) { (Self.rowKey($0), ColumnCoding.strings($0[2])) }
                 index.replaceSpecies(key, synonyms: synonyms.map(ColumnCoding.strings), rows: rows)
             } else {
                 let current = try Row.fetchOne(
@@ -87,19 +98,19 @@ final class SearchIndexBox: @unchecked Sendable {
     }
 
     private func reload(_ db: Database, head: Int64) throws {
-        let species = try Row.fetchAll(db, sql: "SELECT scientific_name, synonyms FROM oak_entries").map {
-            (name: $0["scientific_name"] as String, synonyms: ColumnCoding.strings($0["synonyms"]))
+        let species = try db.fetchAll(cachedSQL: "SELECT scientific_name, synonyms FROM oak_entries") {
+            (name: $0[0] as String, synonyms: ColumnCoding.strings($0[1]))
         }
-        let rows = try Row.fetchAll(
-            db, sql: "SELECT uuid, id, scientific_name, local_names FROM species_sources WHERE \(Schema.hasNames("local_names"))"
-        ).map { (key: Self.rowKey($0), row: SpeciesSearchIndex.SourceRow(species: $0["scientific_name"], localNames: ColumnCoding.strings($0["local_names"]))) }
+        let rows = try db.fetchAll(
+            cachedSQL: "SELECT uuid, id, scientific_name, local_names FROM species_sources WHERE \(Schema.hasNames("local_names"))"
+        ) { (key: Self.rowKey($0), row: SpeciesSearchIndex.SourceRow(species: $0[2], localNames: ColumnCoding.strings($0[3]))) }
         index.load(species: species, rows: rows, head: head)
     }
 
     /// A source row's key in the index: its note id, as the change log names it (rows older tools wrote
-    /// without one by their row id).
+    /// without one by their row id). The query's first two columns are `uuid` and `id`.
     private static func rowKey(_ row: Row) -> String {
-        (row["uuid"] as String?) ?? "#\(row["id"] as Int64)"
+        (row[0] as String?) ?? "#\(row[1] as Int64)"
     }
 }
 

@@ -32,6 +32,8 @@ struct SpeciesSearchIndex {
     /// Every folded word, sorted, and the slots whose names have it.
     private var sortedTokens: [[UInt8]] = []
     private var tokenSlots: [[UInt8]: [Int32]] = [:]
+    /// Set while `load` fills the index, which sorts the words once at the end.
+    private var isLoading = false
 
     /// How many species are indexed.
     var count: Int { slotOfSpecies.count }
@@ -39,11 +41,19 @@ struct SpeciesSearchIndex {
     /// Replaces everything with the given species (name and synonyms) and source rows (key and contribution).
     mutating func load(species: [(name: String, synonyms: [String])], rows: [(key: String, row: SourceRow)], head: Int64) {
         self = SpeciesSearchIndex()
-        for (key, row) in rows { self.rows[key] = row; rowsOfSpecies[row.species, default: []].insert(key) }
+        self.rows.reserveCapacity(rows.count)
+        for (key, row) in rows {
+            self.rows[key] = row
+            rowsOfSpecies[row.species, default: []].insert(key)
+        }
+        isLoading = true
         for (name, synonyms) in species {
             self.synonyms[name] = synonyms
             reindex(name)
         }
+        isLoading = false
+        // Sorted once, not kept sorted word by word.
+        sortedTokens = tokenSlots.keys.sorted { $0.lexicographicallyPrecedes($1) }
         finish(at: head)
     }
 
@@ -152,7 +162,7 @@ struct SpeciesSearchIndex {
         documents[Int(slot)] = document
         for trigram in Set(document.texts.flatMap(Self.trigrams(of:))) { Self.insert(slot, into: &trigrams[trigram, default: []]) }
         for token in document.tokens {
-            if tokenSlots[token] == nil {
+            if tokenSlots[token] == nil && !isLoading {
                 sortedTokens.insert(token, at: SpeciesSearch.firstIndex(notBefore: token, in: sortedTokens))
             }
             Self.insert(slot, into: &tokenSlots[token, default: []])

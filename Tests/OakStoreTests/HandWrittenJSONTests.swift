@@ -10,6 +10,28 @@ import Testing
 /// to what the models and `JSONEncoder` give for the same rows, including rows other tools wrote.
 @Suite("Hand-written JSON")
 struct HandWrittenJSONTests {
+    @Test("list columns read without the decoder give what JSONDecoder gives, and the rest still goes to it")
+    func plainListColumns() throws {
+        let samples = [
+            #"["White oak","chêne blanc"]"#, #" [ "a" , "b" ] "#, #"[]"#, #"["", "x"]"#, "[\"😀 \u{2028}\"]",
+            #"["with \"quote\""]"#, #"["a", null]"#, #"["a",]"#, #"["a""#, #"["a"] x"#, #"[1]"#, "[\"tab\tin\"]",
+        ]
+        for text in samples {
+            let decoded = (try? JSONDecoder().decode([String?].self, from: Data(text.utf8)))?.compactMap { $0 }
+            if let plain = ColumnCoding.plainStringArray(text) {
+                #expect(plain == decoded, "\(text)")
+            }
+            if let decoded {
+                #expect(ColumnCoding.strings(text) == decoded.filter { !$0.isEmpty }, "\(text)")
+            }
+        }
+        #expect(ColumnCoding.plainStringArray(#"["with \"quote\""]"#) == nil)
+        #expect(ColumnCoding.plainStringArray(#"["a", null]"#) == nil)
+        #expect(ColumnCoding.plainStringArray(#" [ "a" , "b" ] "#) == ["a", "b"])
+        #expect(ColumnCoding.strings(#"["a", null]"#) == ["a"])
+        #expect(ColumnCoding.strings("oak, chêne") == ["oak", "chêne"])
+    }
+
     @Test("strings are escaped byte for byte as JSONEncoder escapes them, invalid UTF-8 repaired")
     func escaping() throws {
         let samples: [[UInt8]] = [
