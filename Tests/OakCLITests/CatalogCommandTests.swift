@@ -24,10 +24,11 @@ final class ServerProcess: @unchecked Sendable {
 
     let port: Int
 
-    /// Starts on `port`, or on a free one, with `extraArguments` after the usual ones; its log goes to `log`
-    /// when given. `fileLimit` sets both file-descriptor limits first (through the shell's `ulimit`).
+    /// Starts on `port`, or on a free one, with `extraArguments` after the usual ones and `environment` added;
+    /// its output and log go to `log` when given. `fileLimit` sets both file-descriptor limits first (through the shell's `ulimit`).
     init(
-        database: String, home: URL, port: Int? = nil, extraArguments: [String] = [], log: URL? = nil, fileLimit: Int? = nil
+        database: String, home: URL, port: Int? = nil, extraArguments: [String] = [], log: URL? = nil, fileLimit: Int? = nil,
+        environment: [String: String] = [:]
     ) async throws {
         if let port {
             self.port = port
@@ -46,12 +47,14 @@ final class ServerProcess: @unchecked Sendable {
             process.executableURL = try OakBinary.url
             process.arguments = arguments
         }
-        process.environment = ["HOME": home.path, "OAK_API_KEY": key, "PATH": "/usr/bin:/bin"]
-        process.standardOutput = FileHandle.nullDevice
+        process.environment = ["HOME": home.path, "OAK_API_KEY": key, "PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
         if let log {
             FileManager.default.createFile(atPath: log.path, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: log)
+            let handle = try FileHandle(forWritingTo: log)
+            process.standardOutput = handle
+            process.standardError = handle
         } else {
+            process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
         }
         try process.run()

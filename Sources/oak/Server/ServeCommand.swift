@@ -23,8 +23,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Port to listen on (env OAK_PORT).")
     var port: Int?
 
-    @Option(help: "Address to bind; use 0.0.0.0 in a container.")
-    var host: String = "127.0.0.1"
+    @Option(help: "Address to bind (env OAK_HOST; default 127.0.0.1); use 0.0.0.0 in a container.")
+    var host: String?
 
     @OptionGroup var database: DatabaseOptions
 
@@ -49,7 +49,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Turn rate limiting off.")
     var noRateLimit = false
 
-    @Flag(help: "Take the client IP from Fly-Client-IP / X-Forwarded-For (only behind a proxy you trust).")
+    @Flag(help: "Take the client IP from Fly-Client-IP / X-Forwarded-For, only behind a proxy you trust (env OAK_TRUST_PROXY=true).")
     var trustProxy = false
 
     @Option(name: .customLong("cors-origin"), help: "An origin allowed cross-origin access (repeatable; 'http://localhost:*' matches any port). Replaces the defaults.")
@@ -81,6 +81,8 @@ struct ServeCommand: AsyncParsableCommand {
         let fileLimit = raiseFileDescriptorLimit()
         let environment = ProcessInfo.processInfo.environment
         let port = try resolvedPort(environment)
+        let host = host ?? environment["OAK_HOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "127.0.0.1"
+        let trustProxy = try trustProxy || Self.flag(environment, "OAK_TRUST_PROXY")
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level must be one of: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
         }
@@ -92,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
         ] where value < 1 {
             throw ValidationError("\(name) must be at least 1")
         }
-        try await checkAddressFree(port: port)
+        try await checkAddressFree(host: host, port: port)
         let path = database.path
         let store = try database.open()
         let key = try OwnerKey.resolve(environment: environment, regenerate: regenerateKey)
@@ -129,7 +131,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     /// Fails with one clear line when the address is taken (another server on the port), before the
     /// database is opened or anything is started.
-    private func checkAddressFree(port: Int) async throws {
+    private func checkAddressFree(host: String, port: Int) async throws {
         do {
             let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -142,6 +144,15 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             FileHandle.standardError.write(Data("error: cannot listen on \(host):\(port): \(error)\n".utf8))
             throw ExitCode.failure
+        }
+    }
+
+    /// A yes-or-no environment variable: unset or empty is no; anything but the usual spellings is refused.
+    private static func flag(_ environment: [String: String], _ name: String) throws -> Bool {
+        switch environment[name]?.lowercased() {
+        case nil, "", "0", "false", "no", "off": return false
+        case "1", "true", "yes", "on": return true
+        case let other?: throw ValidationError("\(name) must be true or false, not '\(other)'")
         }
     }
 
