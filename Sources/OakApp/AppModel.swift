@@ -1,7 +1,7 @@
 import Foundation
-import Observation
 import OakModels
 import OakSync
+import Observation
 
 /// The app: its device (store, repositories, sync engine), the screens' models and the navigation.
 /// `launch()` runs once at start; the platform calls `enteredForeground()` and `backgroundRefresh()`.

@@ -57,8 +57,12 @@ struct NewNoteView: View {
                 Label(Formatting.fullName(selected), systemImage: "checkmark.circle.fill").italic()
             }
             ForEach(model.suggestions) { row in
-                Button { model.selectedSpecies = row.name } label: { SpeciesRowView(row: row) }
-                    .foregroundStyle(.primary)
+                Button {
+                    model.selectedSpecies = row.name
+                } label: {
+                    SpeciesRowView(row: row)
+                }
+                .foregroundStyle(.primary)
             }
         }
     }

@@ -50,7 +50,8 @@ struct RootView: View {
             Text(app.launchProblem ?? "")
         }
         .alert(
-            "Notes moved from the previous version", isPresented: Binding(get: { showsLegacyImport && app.legacyImport != nil }, set: { showsLegacyImport = $0 })
+            "Notes moved from the previous version",
+            isPresented: Binding(get: { showsLegacyImport && app.legacyImport != nil }, set: { showsLegacyImport = $0 })
         ) {
             Button("OK", role: .cancel) {}
         } message: {

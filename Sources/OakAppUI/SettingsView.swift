@@ -29,7 +29,10 @@ struct SettingsView: View {
                 } label: {
                     HStack {
                         Text("Test connection")
-                        if model.isTesting { Spacer(); ProgressView() }
+                        if model.isTesting {
+                            Spacer()
+                            ProgressView()
+                        }
                     }
                 }
                 if let connection = model.connection {

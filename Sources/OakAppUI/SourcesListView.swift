@@ -10,14 +10,17 @@ struct SourcesListView: View {
 
     var body: some View {
         List(model.rows) { row in
-            Button { app.navigation.sheet = .sourceForm(id: row.id) } label: {
+            Button {
+                app.navigation.sheet = .sourceForm(id: row.id)
+            } label: {
                 VStack(alignment: .leading, spacing: 2) {
                     Text(row.source.name)
                     Text(details(row)).font(.caption).foregroundStyle(.secondary)
                     switch row.state {
                     case .synced: EmptyView()
                     case .pendingUpload: Label("Waiting to upload", systemImage: "arrow.up.circle").font(.caption2).foregroundStyle(.orange)
-                    case .rejected(let error): Label("Not accepted: \(error.summary)", systemImage: "exclamationmark.triangle").font(.caption2).foregroundStyle(.red)
+                    case .rejected(let error):
+                        Label("Not accepted: \(error.summary)", systemImage: "exclamationmark.triangle").font(.caption2).foregroundStyle(.red)
                     }
                 }
             }

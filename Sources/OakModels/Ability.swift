@@ -15,12 +15,15 @@ public enum Ability: String, Codable, CaseIterable, Sendable, Comparable {
     public static func parseList(_ text: String) throws -> [Ability] {
         let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard !items.isEmpty else { throw OakError.invalid("abilities", "name at least one ability") }
-        return try Array(Set(items.map { item in
-            guard let ability = Ability(rawValue: item) else {
-                throw OakError.invalid("abilities", "'\(item)' is not one of: \(allCases.map(\.rawValue).joined(separator: ", "))")
-            }
-            return ability
-        })).sorted()
+        return try Array(
+            Set(
+                items.map { item in
+                    guard let ability = Ability(rawValue: item) else {
+                        throw OakError.invalid("abilities", "'\(item)' is not one of: \(allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    return ability
+                })
+        ).sorted()
     }
 }
 

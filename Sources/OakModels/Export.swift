@@ -31,7 +31,9 @@ public struct ExportMetadata: Codable, Hashable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, exportedAt = "exported_at", speciesCount = "species_count"
+        case version
+        case exportedAt = "exported_at"
+        case speciesCount = "species_count"
     }
 }
 
@@ -110,9 +112,16 @@ public struct ExportSpecies: Codable, Hashable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, author, isHybrid = "is_hybrid", conservationStatus = "conservation_status", taxonomy, parent1, parent2
-        case hybrids, closelyRelatedTo = "closely_related_to", subspeciesVarieties = "subspecies_varieties", synonyms
-        case externalLinks = "external_links", sources
+        case name, author
+        case isHybrid = "is_hybrid"
+        case conservationStatus = "conservation_status"
+        case taxonomy, parent1, parent2
+        case hybrids
+        case closelyRelatedTo = "closely_related_to"
+        case subspeciesVarieties = "subspecies_varieties"
+        case synonyms
+        case externalLinks = "external_links"
+        case sources
     }
 
     public init(from decoder: any Decoder) throws {
@@ -239,10 +248,18 @@ public struct ExportSourceData: Codable, Hashable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case sourceId = "source_id", sourceName = "source_name", sourceURL = "source_url", license
-        case licenseURL = "license_url", isPreferred = "is_preferred", localNames = "local_names", range
-        case growthHabit = "growth_habit", leaves, flowers, fruits, bark, twigs, buds
-        case hardinessHabitat = "hardiness_habitat", miscellaneous, url
+        case sourceId = "source_id"
+        case sourceName = "source_name"
+        case sourceURL = "source_url"
+        case license
+        case licenseURL = "license_url"
+        case isPreferred = "is_preferred"
+        case localNames = "local_names"
+        case range
+        case growthHabit = "growth_habit"
+        case leaves, flowers, fruits, bark, twigs, buds
+        case hardinessHabitat = "hardiness_habitat"
+        case miscellaneous, url
     }
 
     public init(from decoder: any Decoder) throws {

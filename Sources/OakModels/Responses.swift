@@ -132,12 +132,17 @@ public struct CatalogStats: Codable, Hashable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case speciesCount = "species_count", hybridCount = "hybrid_count", taxaCount = "taxa_count"
+        case speciesCount = "species_count"
+        case hybridCount = "hybrid_count"
+        case taxaCount = "taxa_count"
         case sourceCount = "source_count"
-        case species, hybrids, taxa, sources, speciesSources = "species_sources", notes
+        case species, hybrids, taxa, sources
+        case speciesSources = "species_sources"
+        case notes
         case speciesBySubgenus = "species_by_subgenus"
         case speciesByConservationStatus = "species_by_conservation_status"
-        case taxaByLevel = "taxa_by_level", speciesSourcesBySource = "species_sources_by_source"
+        case taxaByLevel = "taxa_by_level"
+        case speciesSourcesBySource = "species_sources_by_source"
     }
 }
 
@@ -157,7 +162,8 @@ public struct VersionInfo: Codable, Hashable, Sendable {
     public static let current = VersionInfo(api: "1.1.0", minClient: "1.0.0")
 
     enum CodingKeys: String, CodingKey {
-        case api, minClient = "min_client"
+        case api
+        case minClient = "min_client"
     }
 
     /// Whether dotted version `version` is older than `other` ("1.9.0" < "1.10.0"; missing parts count as 0).

@@ -43,8 +43,11 @@ public struct Source: Codable, Hashable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, sourceType = "source_type", name, description, author, year, url, isbn, doi, notes, license
-        case licenseURL = "license_url", speciesCount = "species_count"
+        case id
+        case sourceType = "source_type"
+        case name, description, author, year, url, isbn, doi, notes, license
+        case licenseURL = "license_url"
+        case speciesCount = "species_count"
     }
 
     /// Reads a source as a server or file holds it: no write rule is applied (what was stored is accepted).
@@ -83,7 +86,9 @@ public struct Source: Codable, Hashable, Sendable {
     /// A new source from a create request; `source_type` and `name` are required.
     public init(id: Int, creating patch: SourcePatch) throws {
         var validator = Validator()
-        if case .value(let type) = patch.sourceType { validator.require(type, "source_type") } else {
+        if case .value(let type) = patch.sourceType {
+            validator.require(type, "source_type")
+        } else {
             validator.fail("source_type", "is required")
         }
         if case .value(let name) = patch.name { validator.require(name, "name") } else { validator.fail("name", "is required") }
@@ -112,8 +117,10 @@ public struct Source: Codable, Hashable, Sendable {
         validator.length(sourceType, "source_type", 1...50)
         validator.require(name, "name")
         validator.length(name, "name", 1...200)
-        for (value, field) in [(author, "author"), (url, "url"), (isbn, "isbn"), (doi, "doi"), (license, "license"),
-                               (licenseURL, "license_url")] {
+        for (value, field) in [
+            (author, "author"), (url, "url"), (isbn, "isbn"), (doi, "doi"), (license, "license"),
+            (licenseURL, "license_url"),
+        ] {
             validator.length(value, field, 0...FieldLimits.shortText)
         }
         validator.length(description, "description", 0...FieldLimits.longText)

@@ -47,10 +47,16 @@ public struct Species: Codable, Hashable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case scientificName = "scientific_name", author, isHybrid = "is_hybrid"
-        case conservationStatus = "conservation_status", subgenus, section, subsection, complex, parent1, parent2
-        case hybrids, closelyRelatedTo = "closely_related_to", subspeciesVarieties = "subspecies_varieties"
-        case synonyms, externalLinks = "external_links"
+        case scientificName = "scientific_name"
+        case author
+        case isHybrid = "is_hybrid"
+        case conservationStatus = "conservation_status"
+        case subgenus, section, subsection, complex, parent1, parent2
+        case hybrids
+        case closelyRelatedTo = "closely_related_to"
+        case subspeciesVarieties = "subspecies_varieties"
+        case synonyms
+        case externalLinks = "external_links"
     }
 
     /// Reads a species as a server or file holds it: no write rule is applied (what was stored is accepted).

@@ -1,9 +1,9 @@
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #endif
 
 /// The species search rule, the one definition the server's in-memory index and the offline client share:
@@ -50,7 +50,10 @@ public struct SpeciesSearch: Sendable {
         public init(scientificName: String, synonyms: [String], localNames: [String]) {
             self.scientificName = scientificName
             name = Array(scientificName.lowercased().utf8)
-            others = (synonyms + localNames).reduce(into: []) { $0.append(0); $0.append(contentsOf: $1.lowercased().utf8) }
+            others = (synonyms + localNames).reduce(into: []) {
+                $0.append(0)
+                $0.append(contentsOf: $1.lowercased().utf8)
+            }
             let words = ([scientificName] + synonyms + localNames).flatMap(SpeciesSearch.words(of:))
             tokens = Set(words).sorted { $0.lexicographicallyPrecedes($1) }
         }

@@ -52,11 +52,20 @@ public struct SpeciesSource: Codable, Hashable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, uuid, scientificName = "scientific_name", sourceId = "source_id", localNames = "local_names"
-        case range, growthHabit = "growth_habit", leaves, flowers, fruits, bark, twigs, buds
-        case hardinessHabitat = "hardiness_habitat", miscellaneous, url, isPreferred = "is_preferred"
-        case createdAt = "created_at", updatedAt = "updated_at"
-        case sourceName = "source_name", sourceURL = "source_url"
+        case id, uuid
+        case scientificName = "scientific_name"
+        case sourceId = "source_id"
+        case localNames = "local_names"
+        case range
+        case growthHabit = "growth_habit"
+        case leaves, flowers, fruits, bark, twigs, buds
+        case hardinessHabitat = "hardiness_habitat"
+        case miscellaneous, url
+        case isPreferred = "is_preferred"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case sourceName = "source_name"
+        case sourceURL = "source_url"
     }
 
     public init(from decoder: any Decoder) throws {

@@ -66,7 +66,8 @@ public struct Taxon: Codable, Hashable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, level, parent, author, notes, links, speciesCount = "species_count"
+        case name, level, parent, author, notes, links
+        case speciesCount = "species_count"
     }
 
     /// Reads a taxon as a server or file holds it: no write rule is applied (what was stored is accepted).

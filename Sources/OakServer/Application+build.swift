@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import NIOCore
 import Logging
+import NIOCore
 import OakModels
 import OakStore
 
@@ -37,9 +37,10 @@ public func buildRouter(
     let responseCache = ResponseCache()
     let speciesRecords = SpeciesRecords(store: store)
     let metrics = ServerMetrics(pool: { store.poolStatus }, cachedBytes: { responseCache.bytesHeld })
-    let routes = RouteIndex(routes: addRoutes(to: Router(context: OakRequestContext.self), configuration, store, metrics, speciesRecords).routes.map {
-        ($0.method.rawValue, $0.path.description)
-    })
+    let routes = RouteIndex(
+        routes: addRoutes(to: Router(context: OakRequestContext.self), configuration, store, metrics, speciesRecords).routes.map {
+            ($0.method.rawValue, $0.path.description)
+        })
     let router = Router(context: OakRequestContext.self, options: [.autoGenerateHeadEndpoints])
     router.add(middleware: RequestLogMiddleware(metrics: metrics, trustProxy: configuration.trustProxy))
     router.add(middleware: SecurityHeadersMiddleware())

@@ -59,7 +59,8 @@ public struct ExportSnapshot: Sendable {
 }
 
 /// Everything the HTTP server needs from persistence.
-public typealias CompendiumStore = SpeciesRepository & TaxonRepository & SourceRepository & SpeciesSourceRepository & NoteRepository & SyncRepository & TokenRepository & MaintenanceRepository
+public typealias CompendiumStore = SpeciesRepository & TaxonRepository & SourceRepository & SpeciesSourceRepository & NoteRepository & SyncRepository
+    & TokenRepository & MaintenanceRepository
     & CatalogRepository
 
 /// Field notes: the app's view of species-source rows.
@@ -107,4 +108,3 @@ public protocol MaintenanceRepository: Sendable {
     /// Fills the in-memory search index, so the first search after a start does not wait for it.
     func prepareSearch() async throws
 }
-

@@ -29,7 +29,8 @@ enum ColumnCoding {
     static func plainStringArray(_ text: String) -> [String]? {
         var text = text
         return text.withUTF8 { bytes -> [String]? in
-            let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+            let quote = UInt8(ascii: "\"")
+            let backslash = UInt8(ascii: "\\")
             func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
             var index = 0
             func skipSpaces() { while index < bytes.count && isSpace(bytes[index]) { index += 1 } }
@@ -112,7 +113,8 @@ enum ColumnCoding {
 
     /// Where the strings of a JSON array of strings without escape sequences are; nil for any other text.
     static func plainStringRanges(_ text: UnsafeBufferPointer<UInt8>) -> [Range<Int>]? {
-        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        let quote = UInt8(ascii: "\"")
+        let backslash = UInt8(ascii: "\\")
         var index = 0
         func skipSpace() {
             while index < text.count, text[index] == 0x20 || text[index] == 0x09 || text[index] == 0x0A || text[index] == 0x0D {
@@ -160,7 +162,8 @@ enum ColumnCoding {
             return limits.contains(value)
         }
         guard text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"), text[10] == UInt8(ascii: "T"),
-            text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"), number(0..<4, 1...9999), number(5..<7, 1...12), number(8..<10, 1...31), number(11..<13, 0...23),
+            text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"), number(0..<4, 1...9999), number(5..<7, 1...12), number(8..<10, 1...31),
+            number(11..<13, 0...23),
             number(14..<16, 0...59), number(17..<19, 0...59), text.count == 20 || number(20..<23, 0...999)
         else { return nil }
         return 19
@@ -251,7 +254,8 @@ extension Database {
     /// Inserts a row from column values, through a prepared statement cached by the connection.
     func insert(into table: String, _ values: [String: (any DatabaseValueConvertible)?]) throws {
         let columns = values.keys.sorted()
-        let sql = "INSERT INTO \(table) (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        let sql =
+            "INSERT INTO \(table) (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
         try execute(cachedSQL: sql, arguments: StatementArguments(columns.map { values[$0] ?? nil }))
     }
 

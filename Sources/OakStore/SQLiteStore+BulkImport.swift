@@ -82,12 +82,14 @@ extension SQLiteStore {
     ) throws {
         guard let existing = try? fetchSpecies(db, incoming.scientificName) else {
             try db.insert(into: "oak_entries", incoming.columnValues)
-            return summary.created += 1
+            summary.created += 1
+            return
         }
         var updated = existing
         switch policy {
         case .skip:
-            return summary.skipped += 1
+            summary.skipped += 1
+            return
         case .overwrite:
             do {
                 try updated.apply(entry)
@@ -97,7 +99,10 @@ extension SQLiteStore {
         case .merge:
             summary.warnings += merge(incoming, into: &updated).map { "\(place): \($0)" }
         }
-        guard updated != existing else { return summary.unchanged += 1 }
+        guard updated != existing else {
+            summary.unchanged += 1
+            return
+        }
         try saveSpecies(db, updated)
         summary.updated += 1
     }

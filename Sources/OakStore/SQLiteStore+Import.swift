@@ -81,7 +81,10 @@ extension SQLiteStore {
         source.speciesCount = nil
         var values = source.columnValues
         if let existing = try db.fetchOne(cachedSQL: "SELECT * FROM sources WHERE id = ?", arguments: [source.id], Source.init(row:)) {
-            guard existing != source else { return summary.unchanged += 1 }
+            guard existing != source else {
+                summary.unchanged += 1
+                return
+            }
             try db.update("sources", values, where: "id = ?", [source.id])
             summary.updated += 1
         } else {

@@ -121,7 +121,9 @@ extension SQLiteStore: SyncRepository {
         var first = true
         for row in page {
             let sequence: Int64 = row[0]
-            let entity: String = row[1], key: String = row[2], op: String = row[3]
+            let entity: String = row[1]
+            let key: String = row[2]
+            let op: String = row[3]
             let isUpsert = op == SyncOperation.upsert.rawValue
             var record: Data?
             var isNote = false
@@ -218,7 +220,8 @@ extension SQLiteStore: SyncRepository {
     /// A change's identity for receipts: every field that defines it, in a fixed layout, hashed.
     static func receiptDigest(_ change: PushChange) -> String {
         let note = change.note.map { "\($0.scientificName)|\($0.sourceId.map(String.init) ?? "-")|\($0.fields.tieBreakKey)" } ?? "-"
-        let text = "\(change.id.uuidString.lowercased())|\(change.op.rawValue)|\(change.baseVersion.map(String.init) ?? "-")|"
+        let text =
+            "\(change.id.uuidString.lowercased())|\(change.op.rawValue)|\(change.baseVersion.map(String.init) ?? "-")|"
             + "\(WireTime.formatPrecise(change.updatedAt))|\(note)"
         return SHA256.hash(data: Data(text.utf8)).hexString
     }
@@ -311,9 +314,12 @@ extension SQLiteStore: SyncRepository {
 
     /// A deleted note's tombstone: its version and when the delete happened.
     static func fetchTombstone(_ db: Database, _ id: UUID) throws -> (version: Int64, deletedAt: Date)? {
-        guard let row = try Row.fetchOne(
-            db, cachedSQL: "SELECT seq, COALESCE(deleted_at, changed_at) AS deleted_at FROM change_log WHERE entity = 'notes' AND entity_key = ? AND op = 'delete'",
-            arguments: [id.uuidString.lowercased()])
+        guard
+            let row = try Row.fetchOne(
+                db,
+                cachedSQL:
+                    "SELECT seq, COALESCE(deleted_at, changed_at) AS deleted_at FROM change_log WHERE entity = 'notes' AND entity_key = ? AND op = 'delete'",
+                arguments: [id.uuidString.lowercased()])
         else { return nil }
         return (row["seq"], ColumnCoding.date(row["deleted_at"]))
     }
@@ -365,7 +371,8 @@ extension JSONOutput {
         Member("sourceId", .sourceId, .integer),
     ]
     private static let noteTaxonomy: [Member] = [
-        Member("complex", .complex), Member("section", .section, keepsNull: true), Member("subgenus", .subgenus, keepsNull: true), Member("subsection", .subsection),
+        Member("complex", .complex), Member("section", .section, keepsNull: true), Member("subgenus", .subgenus, keepsNull: true),
+        Member("subsection", .subsection),
     ]
     private static let noteAfterTaxonomy: [Member] = [Member("updatedAt", .updatedAt, .timestamp), Member("version", .seq, .integer)]
 

@@ -49,9 +49,10 @@ extension SQLiteStore {
                 summary.speciesAdded += 1
             }
             let speciesList = names.sorted()
-            var taken = Set(try Row.fetchAll(db, cachedSQL: "SELECT scientific_name, source_id FROM species_sources").map {
-                "\($0["scientific_name"] as String)/\($0["source_id"] as Int)"
-            })
+            var taken = Set(
+                try Row.fetchAll(db, cachedSQL: "SELECT scientific_name, source_id FROM species_sources").map {
+                    "\($0["scientific_name"] as String)/\($0["source_id"] as Int)"
+                })
             /// Inserts rows of `sources` (in order) for species without one, until `count` rows of those sources exist.
             func fill(_ sources: [Int], upTo count: Int) throws -> Int {
                 let placeholders = sources.map(String.init).joined(separator: ",")
@@ -72,9 +73,11 @@ extension SQLiteStore {
             }
             summary.speciesSourcesAdded = try fill([Source.iNaturalistID, Source.oaksOfTheWorldID], upTo: load.speciesSources)
 
-            var personal = [Source.personalObservationID] + (try Int.fetchAll(
-                db, cachedSQL: "SELECT id FROM sources WHERE source_type = 'Personal Observation' AND id <> ? ORDER BY id",
-                arguments: [Source.personalObservationID]))
+            var personal =
+                [Source.personalObservationID]
+                + (try Int.fetchAll(
+                    db, cachedSQL: "SELECT id FROM sources WHERE source_type = 'Personal Observation' AND id <> ? ORDER BY id",
+                    arguments: [Source.personalObservationID]))
             let sourcesNeeded = speciesList.isEmpty ? 0 : (load.notes + speciesList.count - 1) / speciesList.count
             while personal.count < sourcesNeeded {
                 let source = Source(
@@ -139,9 +142,11 @@ struct SyntheticGenerator {
         var bytes = (0..<16).map { _ in UInt8(next(256)) }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
-        return UUID(uuid: (
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 
     /// A filled-in description of `name` by `sourceId`, stamped at a fixed date plus `serial` minutes.

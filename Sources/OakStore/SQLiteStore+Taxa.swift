@@ -70,8 +70,9 @@ extension SQLiteStore: TaxonRepository {
     }
 
     static func fetchTaxon(_ db: Database, _ level: TaxonLevel, _ name: String) throws -> Taxon {
-        guard let taxon = try db.fetchOne(
-            cachedSQL: "SELECT \(taxonColumns) FROM taxa t WHERE level = ? AND name = ?", arguments: [level.rawValue, name], Taxon.init(row:)) ?? nil
+        guard
+            let taxon = try db.fetchOne(
+                cachedSQL: "SELECT \(taxonColumns) FROM taxa t WHERE level = ? AND name = ?", arguments: [level.rawValue, name], Taxon.init(row:)) ?? nil
         else { throw OakError.notFound("Taxon \(level.rawValue)", name) }
         return taxon
     }

@@ -17,10 +17,12 @@ extension SQLiteStore: TokenRepository {
             if try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM api_tokens WHERE name = ?)", arguments: [name]) == true {
                 throw OakError(.conflict, "A token named '\(name)' already exists; revoke it first")
             }
-            try db.insert(into: "api_tokens", [
-                "name": name, "token_hash": Self.hash(secret), "abilities": token.abilities.map(\.rawValue).joined(separator: ","),
-                "created_at": WireTime.formatPrecise(token.createdAt),
-            ])
+            try db.insert(
+                into: "api_tokens",
+                [
+                    "name": name, "token_hash": Self.hash(secret), "abilities": token.abilities.map(\.rawValue).joined(separator: ","),
+                    "created_at": WireTime.formatPrecise(token.createdAt),
+                ])
         }
         return (token, secret)
     }

@@ -19,15 +19,16 @@ enum Schema {
         // v3, v6 and v8 built full-text indexes that v11 replaced by search in memory; a new file skips them.
         migrator.registerMigration("v3 full-text search") { _ in }
         migrator.registerMigration("v4 api tokens") { db in
-            try db.execute(sql: """
-                CREATE TABLE api_tokens (
-                    name TEXT PRIMARY KEY,
-                    token_hash TEXT NOT NULL UNIQUE,
-                    abilities TEXT NOT NULL,
-                    created_at TEXT NOT NULL,
-                    last_used_at TEXT
-                )
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE api_tokens (
+                        name TEXT PRIMARY KEY,
+                        token_hash TEXT NOT NULL UNIQUE,
+                        abilities TEXT NOT NULL,
+                        created_at TEXT NOT NULL,
+                        last_used_at TEXT
+                    )
+                    """)
         }
         migrator.registerMigration("v5 lower-case note ids") { db in
             try db.execute(sql: lowercaseNoteIDs)
@@ -39,9 +40,10 @@ enum Schema {
         migrator.registerMigration("v8 search documents per source") { _ in }
         migrator.registerMigration("v9 taxonomy indexes") { db in
             // A taxon's species count (in lists, details and search results) was a scan of every species.
-            try db.execute(sql: TaxonLevel.allCases.map {
-                "CREATE INDEX IF NOT EXISTS oak_entries_\($0.rawValue) ON oak_entries(\($0.rawValue));"
-            }.joined(separator: "\n"))
+            try db.execute(
+                sql: TaxonLevel.allCases.map {
+                    "CREATE INDEX IF NOT EXISTS oak_entries_\($0.rawValue) ON oak_entries(\($0.rawValue));"
+                }.joined(separator: "\n"))
         }
         migrator.registerMigration("v10 lean note logging") { db in
             try db.execute(sql: leanNoteLogging)
@@ -79,35 +81,36 @@ enum Schema {
     ]
 
     static func createLegacyTables(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS taxa (
-                name TEXT NOT NULL,
-                level TEXT NOT NULL CHECK (level IN ('subgenus', 'section', 'subsection', 'complex')),
-                parent TEXT, author TEXT, notes TEXT, links TEXT,
-                PRIMARY KEY (name, level)
-            );
-            CREATE TABLE IF NOT EXISTS sources (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                source_type TEXT NOT NULL, name TEXT NOT NULL, description TEXT, author TEXT, year INTEGER,
-                url TEXT, isbn TEXT, doi TEXT, notes TEXT, license TEXT, license_url TEXT
-            );
-            CREATE TABLE IF NOT EXISTS oak_entries (
-                scientific_name TEXT PRIMARY KEY,
-                author TEXT, is_hybrid INTEGER NOT NULL DEFAULT 0, conservation_status TEXT,
-                subgenus TEXT, section TEXT, subsection TEXT, complex TEXT, parent1 TEXT, parent2 TEXT,
-                hybrids TEXT, closely_related_to TEXT, subspecies_varieties TEXT, synonyms TEXT, external_links TEXT
-            );
-            CREATE TABLE IF NOT EXISTS species_sources (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                scientific_name TEXT NOT NULL REFERENCES oak_entries(scientific_name) ON DELETE CASCADE,
-                source_id INTEGER NOT NULL REFERENCES sources(id),
-                local_names TEXT, range TEXT, growth_habit TEXT, leaves TEXT, flowers TEXT, fruits TEXT,
-                bark_twigs_buds TEXT, hardiness_habitat TEXT, miscellaneous TEXT, url TEXT,
-                is_preferred INTEGER NOT NULL DEFAULT 0, bark TEXT, twigs TEXT, buds TEXT,
-                UNIQUE (scientific_name, source_id)
-            );
-            CREATE TABLE IF NOT EXISTS import_metadata (key TEXT PRIMARY KEY, value TEXT);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS taxa (
+                    name TEXT NOT NULL,
+                    level TEXT NOT NULL CHECK (level IN ('subgenus', 'section', 'subsection', 'complex')),
+                    parent TEXT, author TEXT, notes TEXT, links TEXT,
+                    PRIMARY KEY (name, level)
+                );
+                CREATE TABLE IF NOT EXISTS sources (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    source_type TEXT NOT NULL, name TEXT NOT NULL, description TEXT, author TEXT, year INTEGER,
+                    url TEXT, isbn TEXT, doi TEXT, notes TEXT, license TEXT, license_url TEXT
+                );
+                CREATE TABLE IF NOT EXISTS oak_entries (
+                    scientific_name TEXT PRIMARY KEY,
+                    author TEXT, is_hybrid INTEGER NOT NULL DEFAULT 0, conservation_status TEXT,
+                    subgenus TEXT, section TEXT, subsection TEXT, complex TEXT, parent1 TEXT, parent2 TEXT,
+                    hybrids TEXT, closely_related_to TEXT, subspecies_varieties TEXT, synonyms TEXT, external_links TEXT
+                );
+                CREATE TABLE IF NOT EXISTS species_sources (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    scientific_name TEXT NOT NULL REFERENCES oak_entries(scientific_name) ON DELETE CASCADE,
+                    source_id INTEGER NOT NULL REFERENCES sources(id),
+                    local_names TEXT, range TEXT, growth_habit TEXT, leaves TEXT, flowers TEXT, fruits TEXT,
+                    bark_twigs_buds TEXT, hardiness_habitat TEXT, miscellaneous TEXT, url TEXT,
+                    is_preferred INTEGER NOT NULL DEFAULT 0, bark TEXT, twigs TEXT, buds TEXT,
+                    UNIQUE (scientific_name, source_id)
+                );
+                CREATE TABLE IF NOT EXISTS import_metadata (key TEXT PRIMARY KEY, value TEXT);
+                """)
         for (table, columns) in requiredColumns {
             try addMissingColumns(db, table: table, columns: columns)
         }
@@ -131,14 +134,15 @@ enum Schema {
             try db.execute(
                 sql: "UPDATE species_sources SET uuid = ? WHERE id = ?", arguments: [UUID().uuidString.lowercased(), id])
         }
-        try db.execute(sql: """
-            UPDATE species_sources SET created_at = COALESCE(created_at, \(now)), updated_at = COALESCE(updated_at, \(now));
-            CREATE UNIQUE INDEX IF NOT EXISTS species_sources_uuid ON species_sources(uuid);
-            CREATE INDEX IF NOT EXISTS species_sources_source ON species_sources(source_id);
-            CREATE INDEX IF NOT EXISTS oak_entries_parent1 ON oak_entries(parent1);
-            CREATE INDEX IF NOT EXISTS oak_entries_parent2 ON oak_entries(parent2);
-            CREATE INDEX IF NOT EXISTS taxa_parent ON taxa(parent);
-            """)
+        try db.execute(
+            sql: """
+                UPDATE species_sources SET created_at = COALESCE(created_at, \(now)), updated_at = COALESCE(updated_at, \(now));
+                CREATE UNIQUE INDEX IF NOT EXISTS species_sources_uuid ON species_sources(uuid);
+                CREATE INDEX IF NOT EXISTS species_sources_source ON species_sources(source_id);
+                CREATE INDEX IF NOT EXISTS oak_entries_parent1 ON oak_entries(parent1);
+                CREATE INDEX IF NOT EXISTS oak_entries_parent2 ON oak_entries(parent2);
+                CREATE INDEX IF NOT EXISTS taxa_parent ON taxa(parent);
+                """)
     }
 
     /// SQL that makes a random (version 4) UUID, for rows that older tools insert without one.
@@ -159,45 +163,48 @@ enum Schema {
     /// Triggers write it, so every mutation (any route, cascades, imports, even older tools writing
     /// the file directly) is logged in the same transaction as the data.
     static func createChangeLog(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE change_log (
-                seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                entity TEXT NOT NULL,
-                entity_key TEXT NOT NULL,
-                op TEXT NOT NULL CHECK (op IN ('upsert', 'delete')),
-                changed_at TEXT NOT NULL,
-                -- For a tombstone: when the delete happened (the client's time for a pushed delete).
-                deleted_at TEXT,
-                UNIQUE (entity, entity_key)
-            );
-            CREATE INDEX change_log_tombstones ON change_log(op, changed_at);
-            CREATE TABLE sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-            -- The result of every pushed change, by digest, so a re-sent change gets the same answer.
-            CREATE TABLE sync_receipts (digest TEXT PRIMARY KEY, result TEXT NOT NULL, created_at TEXT NOT NULL);
-            INSERT INTO sync_state(key, value) VALUES ('database_id', lower(hex(randomblob(6))));
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE change_log (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    entity TEXT NOT NULL,
+                    entity_key TEXT NOT NULL,
+                    op TEXT NOT NULL CHECK (op IN ('upsert', 'delete')),
+                    changed_at TEXT NOT NULL,
+                    -- For a tombstone: when the delete happened (the client's time for a pushed delete).
+                    deleted_at TEXT,
+                    UNIQUE (entity, entity_key)
+                );
+                CREATE INDEX change_log_tombstones ON change_log(op, changed_at);
+                CREATE TABLE sync_state (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                -- The result of every pushed change, by digest, so a re-sent change gets the same answer.
+                CREATE TABLE sync_receipts (digest TEXT PRIMARY KEY, result TEXT NOT NULL, created_at TEXT NOT NULL);
+                INSERT INTO sync_state(key, value) VALUES ('database_id', lower(hex(randomblob(6))));
+                """)
         for (table, entity, key) in loggedTables {
             try db.execute(sql: "INSERT INTO change_log(entity, entity_key, op, changed_at) SELECT '\(entity)', \(key(table)), 'upsert', \(now) FROM \(table)")
             let log = { (row: String, op: String) in logChange(entity: entity, key: key(row), op: op) }
-            try db.execute(sql: """
-                CREATE TRIGGER \(table)_logged_update AFTER UPDATE ON \(table) WHEN \(key("NEW")) IS NOT NULL BEGIN
-                    \(log("NEW", "upsert"))
-                END;
-                CREATE TRIGGER \(table)_logged_rekey AFTER UPDATE ON \(table) WHEN \(key("OLD")) IS NOT \(key("NEW")) AND \(key("OLD")) IS NOT NULL BEGIN
-                    \(log("OLD", "delete"))
-                END;
-                CREATE TRIGGER \(table)_logged_delete AFTER DELETE ON \(table) WHEN \(key("OLD")) IS NOT NULL BEGIN
-                    \(log("OLD", "delete"))
-                END;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER \(table)_logged_update AFTER UPDATE ON \(table) WHEN \(key("NEW")) IS NOT NULL BEGIN
+                        \(log("NEW", "upsert"))
+                    END;
+                    CREATE TRIGGER \(table)_logged_rekey AFTER UPDATE ON \(table) WHEN \(key("OLD")) IS NOT \(key("NEW")) AND \(key("OLD")) IS NOT NULL BEGIN
+                        \(log("OLD", "delete"))
+                    END;
+                    CREATE TRIGGER \(table)_logged_delete AFTER DELETE ON \(table) WHEN \(key("OLD")) IS NOT NULL BEGIN
+                        \(log("OLD", "delete"))
+                    END;
+                    """)
             if table == "species_sources" {
                 try db.execute(sql: "CREATE TRIGGER species_sources_logged_insert AFTER INSERT ON species_sources BEGIN \(fillAndLogInsertedRow) END;")
             } else {
-                try db.execute(sql: """
-                    CREATE TRIGGER \(table)_logged_insert AFTER INSERT ON \(table) BEGIN
-                        \(log("NEW", "upsert"))
-                    END;
-                    """)
+                try db.execute(
+                    sql: """
+                        CREATE TRIGGER \(table)_logged_insert AFTER INSERT ON \(table) BEGIN
+                            \(log("NEW", "upsert"))
+                        END;
+                        """)
             }
         }
     }

@@ -222,7 +222,11 @@ struct SpeciesSearchIndex {
                 result.append(first[i])
                 i += 1
                 j += 1
-            } else if first[i] < second[j] { i += 1 } else { j += 1 }
+            } else if first[i] < second[j] {
+                i += 1
+            } else {
+                j += 1
+            }
         }
         return result
     }

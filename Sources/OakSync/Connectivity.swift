@@ -1,5 +1,6 @@
 import Foundation
 import OakClient
+
 #if canImport(Network)
 import Network
 #endif

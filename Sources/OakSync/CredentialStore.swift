@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Security)
 import Security
 #endif
@@ -30,7 +31,8 @@ public struct FileCredentialStore: CredentialStore {
 
     /// `~/.oak/api_key` (`HOME` from `environment`).
     public static func defaultURL(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
+        let home =
+            environment["HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
             ?? URL(fileURLWithPath: NSHomeDirectory(), isDirectory: true)
         return home.appendingPathComponent(".oak", isDirectory: true).appendingPathComponent("api_key")
     }

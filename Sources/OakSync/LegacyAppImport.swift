@@ -108,7 +108,8 @@ public struct LegacyAppImport: Sendable {
                 return
             }
         }
-        let existing = try LocalNote.fetchOne(db, key: old.id)
+        let existing =
+            try LocalNote.fetchOne(db, key: old.id)
             ?? LocalNote.filter(LocalNote.CodingKeys.scientificName == name && LocalNote.CodingKeys.sourceId == sourceId).fetchOne(db)
         guard existing == nil || existing?.syncStatus == .synced && existing?.serverVersion == 0 && existing?.id != old.id else {
             summary.skippedNotes += 1
@@ -179,6 +180,9 @@ struct LegacySource: Decodable {
     var licenseURL: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, sourceType = "source_type", name, description, author, year, url, isbn, doi, license, licenseURL = "license_url"
+        case id
+        case sourceType = "source_type"
+        case name, description, author, year, url, isbn, doi, license
+        case licenseURL = "license_url"
     }
 }

@@ -36,10 +36,18 @@ public struct LocalNote: Hashable, Sendable, FetchableRecord, PersistableRecord 
     public var lastError: OakError?
 
     enum CodingKeys: String, CodingKey, ColumnExpression {
-        case id, scientificName = "scientific_name", sourceId = "source_id"
-        case subgenus, section, subsection, complex, flowers, hardinessHabitat = "hardiness_habitat", isPreferred = "is_preferred"
-        case createdAt = "created_at", updatedAt = "updated_at", serverVersion = "server_version"
-        case localVersion = "local_version", syncStatus = "sync_status", lastError = "last_error"
+        case id
+        case scientificName = "scientific_name"
+        case sourceId = "source_id"
+        case subgenus, section, subsection, complex, flowers
+        case hardinessHabitat = "hardiness_habitat"
+        case isPreferred = "is_preferred"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+        case serverVersion = "server_version"
+        case localVersion = "local_version"
+        case syncStatus = "sync_status"
+        case lastError = "last_error"
     }
 
     /// A note that equals the server's copy.

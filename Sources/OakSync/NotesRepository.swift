@@ -27,7 +27,7 @@ public final class NotesRepository: Sendable {
         let observation = ValueObservation.tracking { db in
             try Self.visible(species: species, sourceId: sourceId, includingDeleted: includingDeleted).fetchAll(db)
         }
-            .removeDuplicates()
+        .removeDuplicates()
         return LocalStore.stream(of: observation, in: store.writer, label: "oak.notes.observe")
     }
 
@@ -59,7 +59,8 @@ public final class NotesRepository: Sendable {
             if var existing {
                 // A note deleted here but not yet pushed is brought back under its id.
                 guard existing.syncStatus == .pendingDelete else {
-                    throw OakError(.conflict, "'\(name)' already has a note from source \(sourceId)", details: ["id": .string(existing.id.uuidString.lowercased())])
+                    throw OakError(
+                        .conflict, "'\(name)' already has a note from source \(sourceId)", details: ["id": .string(existing.id.uuidString.lowercased())])
                 }
                 existing.createdAt = now
                 note = existing

@@ -12,7 +12,9 @@ struct Reconciler: Sendable {
     func pushableIDs() async throws -> [UUID] {
         try await store.writer.read { db in
             try UUID.fetchAll(
-                db, sql: "SELECT id FROM notes INDEXED BY notes_pushable WHERE sync_status != 'synced' AND last_error IS NULL AND source_id > 0 ORDER BY updated_at")
+                db,
+                sql: "SELECT id FROM notes INDEXED BY notes_pushable WHERE sync_status != 'synced' AND last_error IS NULL AND source_id > 0 ORDER BY updated_at"
+            )
         }
     }
 

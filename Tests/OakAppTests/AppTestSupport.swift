@@ -84,7 +84,8 @@ struct TestApp {
         let environment = AppEnvironment(
             storage: storage, legacyDirectory: legacyDirectory, starterCatalog: try StarterCatalog.bundled(), preferences: preferences,
             credentials: credentials, connectivity: { _ in connectivity },
-            syncConfiguration: SyncConfiguration(retry: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(2), maxDelay: .milliseconds(10)), debounce: .milliseconds(50)),
+            syncConfiguration: SyncConfiguration(
+                retry: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(2), maxDelay: .milliseconds(10)), debounce: .milliseconds(50)),
             sleeper: ScaledSleeper(), dictation: dictation, clock: { clock.now() })
         app = try AppModel(environment: environment)
     }

@@ -42,7 +42,9 @@ struct LegacyAndStarterTests {
     @Test("the original app's notes and sources move into the store on first launch, queued for upload, the old files untouched")
     func migratesOldFiles() async throws {
         let folder = try legacyFolder()
-        let before = try [Data(contentsOf: folder.appendingPathComponent("species_notes.json")), Data(contentsOf: folder.appendingPathComponent("sources.json"))]
+        let before = try [
+            Data(contentsOf: folder.appendingPathComponent("species_notes.json")), Data(contentsOf: folder.appendingPathComponent("sources.json")),
+        ]
         let test = try TestApp(legacyDirectory: folder)
         await test.app.launch()
         let summary = try #require(test.app.legacyImport)
@@ -66,7 +68,9 @@ struct LegacyAndStarterTests {
         #expect(guide.author == "R. Hiker")
         let rubra = try #require(try await notes.note(id: UUID(uuidString: "6A1E9F10-0000-4000-8000-000000000004")!))
         #expect(rubra.sourceId == guide.id)
-        let after = try [Data(contentsOf: folder.appendingPathComponent("species_notes.json")), Data(contentsOf: folder.appendingPathComponent("sources.json"))]
+        let after = try [
+            Data(contentsOf: folder.appendingPathComponent("species_notes.json")), Data(contentsOf: folder.appendingPathComponent("sources.json")),
+        ]
         #expect(after == before)
         #expect(test.preferences.legacyFilesImported)
     }

@@ -55,7 +55,8 @@ struct NewNoteAndSourcesTests {
             try await eventually("the note is synced") { test.app.notesList.rows.first { $0.species == "fieldensis" }?.state == .synced }
             let species = try await server.store.species(named: "fieldensis")
             #expect(species.section == "Lobatae")
-            #expect(try await server.store.notes(species: "fieldensis", sourceId: Source.personalObservationID).first?.fields.fieldNotes == "Found by the creek")
+            #expect(
+                try await server.store.notes(species: "fieldensis", sourceId: Source.personalObservationID).first?.fields.fieldNotes == "Found by the creek")
             try await eventually("the species is no longer pending") {
                 test.app.browser.groups.flatMap(\.rows).first { $0.name == "fieldensis" }?.isPending == false
             }

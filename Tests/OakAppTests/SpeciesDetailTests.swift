@@ -1,10 +1,11 @@
 import Foundation
-@testable import OakApp
 import OakModels
 import OakStore
 import OakSync
 import OakTestSupport
 import Testing
+
+@testable import OakApp
 
 @Suite("Species detail")
 @MainActor

@@ -1,11 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import GRDB
 import OakModels
 import OakStore
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A database for CLI tests: the starter dataset (as `oak serve` makes it), in a new HOME.
 func starterDatabase() async throws -> (home: URL, path: String) {
@@ -38,8 +39,11 @@ final class ServerProcess: @unchecked Sendable {
             socket.close()
         }
         url = "http://127.0.0.1:\(self.port)"
-        let arguments = ["serve", "--port", String(self.port), "--db", database, "--no-rate-limit", "--no-daily-backup",
-                         "--backup-dir", home.appendingPathComponent("backups").path] + extraArguments
+        let arguments =
+            [
+                "serve", "--port", String(self.port), "--db", database, "--no-rate-limit", "--no-daily-backup",
+                "--backup-dir", home.appendingPathComponent("backups").path,
+            ] + extraArguments
         if let fileLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", try OakBinary.url.path] + arguments
@@ -184,7 +188,8 @@ struct CatalogCommandTests {
         #expect(wrongType.status == 4)
         #expect(wrongType.error.contains("species[1].is_hybrid"), "\(wrongType.error)")
         let unknownSource = try await attempt(
-            #"{"sources": [], "species": [{"name": "nova", "is_hybrid": false}, {"name": "altera", "is_hybrid": false, "sources": [{"source_id": 99, "source_name": "?", "is_preferred": false}]}]}"#)
+            #"{"sources": [], "species": [{"name": "nova", "is_hybrid": false}, {"name": "altera", "is_hybrid": false, "sources": [{"source_id": 99, "source_name": "?", "is_preferred": false}]}]}"#
+        )
         #expect(unknownSource.status == 4)
         #expect(unknownSource.error.contains("species[1] (altera): sources: no source with id 99"), "\(unknownSource.error)")
         #expect(try await count(path, "SELECT COUNT(*) FROM oak_entries") == before, "the good record of a failed import is not kept either")

@@ -1,9 +1,10 @@
 import Foundation
+import GRDB
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import GRDB
-import Testing
 
 /// Pushes note changes to a live `oak serve` with its owner key, and answers the results' statuses.
 private func push(_ changes: [[String: Any]], to server: ServerProcess) async throws -> [String] {

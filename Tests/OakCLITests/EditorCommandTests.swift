@@ -21,14 +21,16 @@ struct EditorCommandTests {
     @Test("editor, valid: oak new and oak edit apply what is saved; taxa and sources too")
     func validEdits() async throws {
         let (home, path) = try await starterDatabase()
-        let species = try editorScript("sed -i 's/^author:.*/author: L./; s/^subgenus:.*/subgenus: Quercus/; s/^synonyms:.*/synonyms: [Quercus pedunculata]/' \"$1\"", in: home)
+        let species = try editorScript(
+            "sed -i 's/^author:.*/author: L./; s/^subgenus:.*/subgenus: Quercus/; s/^synonyms:.*/synonyms: [Quercus pedunculata]/' \"$1\"", in: home)
         let existing = try await OakBinary.run(["new", "alba", "-d", path], home: home, environment: ["EDITOR": species])
         #expect(existing.status == 3, "an existing species is refused before the editor opens")
         let created = try await OakBinary.run(["new", "Quercus testensis", "-d", path], home: home, environment: ["EDITOR": species])
         #expect(created.status == 0, "\(created.error)")
         #expect(created.error.contains("Created testensis"))
-        #expect(try await value(path, "SELECT author || '|' || subgenus || '|' || synonyms FROM oak_entries WHERE scientific_name = 'testensis'")
-            == "L.|Quercus|[\"Quercus pedunculata\"]")
+        #expect(
+            try await value(path, "SELECT author || '|' || subgenus || '|' || synonyms FROM oak_entries WHERE scientific_name = 'testensis'")
+                == "L.|Quercus|[\"Quercus pedunculata\"]")
 
         let author = try editorScript("sed -i 's/^author:.*/author: Linnaeus/' \"$1\"", in: home, name: "author.sh")
         let edited = try await OakBinary.run(["edit", "alba", "-d", path], home: home, environment: ["VISUAL": author, "EDITOR": "false"])
@@ -81,8 +83,9 @@ struct EditorCommandTests {
         let shown = try String(contentsOfFile: seen, encoding: .utf8)
         #expect(shown.hasPrefix("# ERROR: conservation_status: must be one of"))
         #expect(shown.contains("author: Kept Author"), "the user's text is kept")
-        #expect(try await value(path, "SELECT conservation_status || '|' || author FROM oak_entries WHERE scientific_name = 'alba'")
-            == "VU|Kept Author")
+        #expect(
+            try await value(path, "SELECT conservation_status || '|' || author FROM oak_entries WHERE scientific_name = 'alba'")
+                == "VU|Kept Author")
         let edits = try FileManager.default.contentsOfDirectory(atPath: home.appendingPathComponent(".oak/edits").path)
         #expect(edits.isEmpty, "a session that ends saved leaves no file behind")
     }
@@ -116,8 +119,9 @@ struct EditorCommandTests {
         #expect(set.error.contains("Saved the note on alba from source 3."))
         let bark = try editorScript("sed -i 's/^bark:.*/bark: pale, scaly/' \"$1\"", in: home)
         #expect(try await OakBinary.run(["note", "alba", "-d", path], home: home, environment: ["EDITOR": bark]).status == 0)
-        #expect(try await value(path, "SELECT leaves || '|' || bark || '|' || local_names FROM species_sources WHERE scientific_name = 'alba' AND source_id = 3")
-            == "deeply lobed|pale, scaly|[\"white oak\",\"stave oak\"]")
+        #expect(
+            try await value(path, "SELECT leaves || '|' || bark || '|' || local_names FROM species_sources WHERE scientific_name = 'alba' AND source_id = 3")
+                == "deeply lobed|pale, scaly|[\"white oak\",\"stave oak\"]")
         let listed = try await OakBinary.run(["notes", "list", "-d", path], home: home)
         #expect(listed.output.hasPrefix("SPECIES"))
         #expect(listed.output.contains("white oak, stave oak"))

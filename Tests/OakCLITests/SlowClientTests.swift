@@ -1,8 +1,9 @@
 import Foundation
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
 
 /// A raw TCP connection to a loopback port, for clients that misbehave on purpose.
 final class RawConnection {
@@ -96,7 +97,8 @@ struct SlowClientTests {
         let connection = try RawConnection(port: server.port)
         let body = #"{"scientificName":"alba","fields":{"leaf":"slow"}}"#
         connection.send(
-            "POST /api/v1/notes HTTP/1.1\r\nHost: oak\r\nAuthorization: Bearer \(server.key)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n")
+            "POST /api/v1/notes HTTP/1.1\r\nHost: oak\r\nAuthorization: Bearer \(server.key)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+        )
         for character in body.prefix(4) {
             connection.send(String(character))
             try await Task.sleep(for: .milliseconds(300))

@@ -300,7 +300,8 @@ enum RawConnection {
     static func chunkedPost(port: Int, path: String, json: String) throws -> String {
         guard let descriptor = connected(port: port) else { throw POSIXError(.ECONNREFUSED) }
         defer { close(descriptor) }
-        let request = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(TestEnvironment.ownerKey)\r\n"
+        let request =
+            "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(TestEnvironment.ownerKey)\r\n"
             + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
             + String(json.utf8.count, radix: 16) + "\r\n" + json + "\r\n0\r\n\r\n"
         let bytes = Array(request.utf8)

@@ -6,7 +6,8 @@ import Testing
 
 @Suite("Notes API")
 struct NotesRoutesTests {
-    static let albaNote = #"{"scientificName": "alba", "fields": {"commonNames": "White oak, Eastern white oak", "leaf": "7-9 rounded lobes", "acorn": "cup shallow", "form": "broad crown", "rangeHabitat": "Eastern North America", "fieldNotes": "seen at the ridge", "resources": "https://example.org/alba"}}"#
+    static let albaNote =
+        #"{"scientificName": "alba", "fields": {"commonNames": "White oak, Eastern white oak", "leaf": "7-9 rounded lobes", "acorn": "cup shallow", "form": "broad crown", "rangeHabitat": "Eastern North America", "fieldNotes": "seen at the ridge", "resources": "https://example.org/alba"}}"#
 
     @Test("list all notes as a JSON array with every field")
     func listNotes() async throws {
@@ -181,7 +182,8 @@ struct NotesRoutesTests {
         try await env.test { client in
             let row = try await client.send(
                 .post, "/api/v1/species/robur/sources",
-                json: #"{"source_id": 3, "local_names": ["English oak", "pedunculate oak"], "leaves": "auricled base", "fruits": "long peduncle", "bark": "fissured", "twigs": "glabrous", "buds": "clustered", "growth_habit": "large tree", "range": "Europe", "miscellaneous": "parkland", "url": "https://example.org/robur"}"#
+                json:
+                    #"{"source_id": 3, "local_names": ["English oak", "pedunculate oak"], "leaves": "auricled base", "fruits": "long peduncle", "bark": "fissured", "twigs": "glabrous", "buds": "clustered", "growth_habit": "large tree", "range": "Europe", "miscellaneous": "parkland", "url": "https://example.org/robur"}"#
             ).object()
             let note = try await client.send(.get, "/api/v1/notes/\(try #require(row["uuid"] as? String))").object()
             let fields = try #require(note["fields"] as? [String: Any])
@@ -240,7 +242,8 @@ struct NotesRoutesTests {
         try await env.test { client in
             let created = try await client.send(.post, "/api/v1/notes", json: Self.albaNote).object()
             env.clock.advance(60)
-            let same = try await client.send(.patch, "/api/v1/notes/\(created["id"] as? String ?? "")", json: #"{"fields": {"leaf": "7-9 rounded lobes"}}"#).object()
+            let same = try await client.send(.patch, "/api/v1/notes/\(created["id"] as? String ?? "")", json: #"{"fields": {"leaf": "7-9 rounded lobes"}}"#)
+                .object()
             #expect(same["version"] as? Int == created["version"] as? Int)
             #expect(same["updatedAt"] as? String == created["updatedAt"] as? String)
         }
@@ -254,18 +257,19 @@ func makeLegacyFixture() throws -> String {
     let path = directory.appendingPathComponent("oak_compendium.db").path
     let queue = try GRDB.DatabaseQueue(path: path)
     try queue.write { db in
-        try db.execute(sql: """
-            CREATE TABLE taxa (name TEXT NOT NULL, level TEXT NOT NULL, parent TEXT, author TEXT, PRIMARY KEY (name, level));
-            CREATE TABLE sources (id INTEGER PRIMARY KEY AUTOINCREMENT, source_type TEXT NOT NULL, name TEXT NOT NULL, url TEXT);
-            CREATE TABLE oak_entries (scientific_name TEXT PRIMARY KEY, author TEXT, is_hybrid INTEGER NOT NULL DEFAULT 0,
-                subgenus TEXT, section TEXT, synonyms TEXT);
-            CREATE TABLE species_sources (id INTEGER PRIMARY KEY AUTOINCREMENT, scientific_name TEXT NOT NULL, source_id INTEGER NOT NULL,
-                local_names TEXT, leaves TEXT, is_preferred INTEGER NOT NULL DEFAULT 0, UNIQUE(scientific_name, source_id));
-            INSERT INTO sources (id, source_type, name) VALUES (1, 'website', 'iNaturalist'), (2, 'website', 'OotW'), (3, 'personal', 'Mine');
-            INSERT INTO oak_entries (scientific_name, subgenus, section) VALUES ('alba', 'Quercus', 'Quercus'), ('rubra', 'Quercus', 'Lobatae');
-            INSERT INTO species_sources (scientific_name, source_id, local_names, leaves, is_preferred)
-                VALUES ('alba', 3, '["white oak"]', 'lobed', 1), ('rubra', 3, '["red oak"]', 'bristle-tipped', 1), ('rubra', 1, NULL, 'x', 0);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE taxa (name TEXT NOT NULL, level TEXT NOT NULL, parent TEXT, author TEXT, PRIMARY KEY (name, level));
+                CREATE TABLE sources (id INTEGER PRIMARY KEY AUTOINCREMENT, source_type TEXT NOT NULL, name TEXT NOT NULL, url TEXT);
+                CREATE TABLE oak_entries (scientific_name TEXT PRIMARY KEY, author TEXT, is_hybrid INTEGER NOT NULL DEFAULT 0,
+                    subgenus TEXT, section TEXT, synonyms TEXT);
+                CREATE TABLE species_sources (id INTEGER PRIMARY KEY AUTOINCREMENT, scientific_name TEXT NOT NULL, source_id INTEGER NOT NULL,
+                    local_names TEXT, leaves TEXT, is_preferred INTEGER NOT NULL DEFAULT 0, UNIQUE(scientific_name, source_id));
+                INSERT INTO sources (id, source_type, name) VALUES (1, 'website', 'iNaturalist'), (2, 'website', 'OotW'), (3, 'personal', 'Mine');
+                INSERT INTO oak_entries (scientific_name, subgenus, section) VALUES ('alba', 'Quercus', 'Quercus'), ('rubra', 'Quercus', 'Lobatae');
+                INSERT INTO species_sources (scientific_name, source_id, local_names, leaves, is_preferred)
+                    VALUES ('alba', 3, '["white oak"]', 'lobed', 1), ('rubra', 3, '["red oak"]', 'bristle-tipped', 1), ('rubra', 1, NULL, 'x', 0);
+                """)
     }
     return path
 }

@@ -25,9 +25,10 @@ struct OpenAPIContractTests {
         let document = try await Self.servedDocument(env)
         #expect((document["openapi"] as? String)?.hasPrefix("3.1") == true)
         let paths = try #require(document["paths"] as? [String: [String: Any]])
-        let documented = Set(paths.flatMap { path, operations in
-            operations.keys.filter(Self.methods.contains).map { "\($0.uppercased()) \(path)" }
-        })
+        let documented = Set(
+            paths.flatMap { path, operations in
+                operations.keys.filter(Self.methods.contains).map { "\($0.uppercased()) \(path)" }
+            })
         let undocumented = registered.subtracting(documented).sorted()
         let phantom = documented.subtracting(registered).sorted()
         #expect(undocumented.isEmpty, "routes missing from openapi.json: \(undocumented)")

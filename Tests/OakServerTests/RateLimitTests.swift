@@ -1,8 +1,9 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-@testable import OakServer
 import Testing
+
+@testable import OakServer
 
 /// A rate-limit clock the test moves by hand.
 final class FakeSeconds: @unchecked Sendable {
@@ -122,7 +123,8 @@ struct RateLimitTests {
         let env = try TestEnvironment()
         try await env.test(configuration: limited(env, trustProxy: true), rateLimiter: RateLimiter(clock: { 0 })) { client in
             var statuses: [String: HTTPResponse.Status] = [:]
-            let addresses = (1...10).map { "2001:db8:aa:bb::\(String($0, radix: 16))" }
+            let addresses =
+                (1...10).map { "2001:db8:aa:bb::\(String($0, radix: 16))" }
                 + ["2001:db8:aa:bb:1234:5678:9abc:def0", "2001:db8:aa:bc::1", "::ffff:203.0.113.9"]
             for ip in addresses {
                 statuses[ip] = try await client.send(.get, "/api/v1/stats", headers: [.init("Fly-Client-IP")!: ip]).status

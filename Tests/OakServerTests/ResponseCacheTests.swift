@@ -2,11 +2,11 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import OakModels
-@testable import OakStore
 import Synchronization
 import Testing
 
 @testable import OakServer
+@testable import OakStore
 
 @Suite("Response cache")
 struct ResponseCacheTests {
@@ -99,7 +99,9 @@ struct ResponseCacheTests {
         #expect(big.count == 0)
     }
 
-    @Test("a note edit drops its species' full record and what depends on everything; species records, other species, lists and searches stay until their own data changes")
+    @Test(
+        "a note edit drops its species' full record and what depends on everything; species records, other species, lists and searches stay until their own data changes"
+    )
     func dropsOnlyWhatAChangeAlters() async throws {
         let env = try TestEnvironment()
         let calls = Calls()

@@ -112,7 +112,9 @@ struct SpeciesRoutesTests {
         try await env.test { client in
             let created = try await client.send(
                 .post, "/api/v1/species",
-                json: #"{"scientific_name": "Quercus novaspecies", "author": "Tester", "is_hybrid": false, "subgenus": "Quercus", "section": "Quercus", "external_links": [{"name": "Wiki", "url": "https://example.org/n"}]}"#)
+                json:
+                    #"{"scientific_name": "Quercus novaspecies", "author": "Tester", "is_hybrid": false, "subgenus": "Quercus", "section": "Quercus", "external_links": [{"name": "Wiki", "url": "https://example.org/n"}]}"#
+            )
             #expect(created.status == .created)
             #expect(try created.object()["scientific_name"] as? String == "novaspecies")
             let fetched = try await client.send(.get, "/api/v1/species/novaspecies").object()

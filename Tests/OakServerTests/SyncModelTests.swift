@@ -1,7 +1,7 @@
 import Foundation
-import OakTestSupport
 import HummingbirdTesting
 import OakModels
+import OakTestSupport
 import Testing
 
 /// The reference last-write-wins model the server must agree with.
@@ -119,7 +119,8 @@ struct SyncModelTests {
                 if action < 2 {
                     // REST create.
                     let name = Self.species.randomElement(using: &random)!
-                    let response = try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "\#(name)", "fields": {"bark": "\#(Self.words.randomElement(using: &random)!)"}}"#)
+                    let response = try await client.send(
+                        .post, "/api/v1/notes", json: #"{"scientificName": "\#(name)", "fields": {"bark": "\#(Self.words.randomElement(using: &random)!)"}}"#)
                     if model.liveNote(for: name) != nil {
                         #expect(response.status == .conflict, context)
                     } else {
@@ -148,7 +149,9 @@ struct SyncModelTests {
                         #expect(response.status == (live ? .noContent : .notFound), context)
                         if live {
                             model.notes[id]!.deletedAt = now
-                            let tombstone = try await client.pullAll(since: replica.cursor, entities: "notes").changes.last { $0["key"] as? String == id.uuidString.lowercased() }
+                            let tombstone = try await client.pullAll(since: replica.cursor, entities: "notes").changes.last {
+                                $0["key"] as? String == id.uuidString.lowercased()
+                            }
                             model.notes[id]!.version = Int64(tombstone?["version"] as? Int ?? 0)
                         }
                     }
@@ -161,10 +164,11 @@ struct SyncModelTests {
                         let name = model.notes[id]?.species ?? Self.species.randomElement(using: &random)!
                         let skew = Int.random(in: 0..<20, using: &random) == 0 ? 900.0 : Double(Int.random(in: -30_000...10_000, using: &random)) / 1000
                         let isDelete = model.notes[id] != nil && Int.random(in: 0..<4, using: &random) == 0
-                        changes.append(PushChange(
-                            id: id, op: isDelete ? .delete : .upsert, baseVersion: knownVersions[device][id],
-                            updatedAt: now.addingTimeInterval(skew),
-                            note: isDelete ? nil : PushedNote(scientificName: name, fields: randomFields())))
+                        changes.append(
+                            PushChange(
+                                id: id, op: isDelete ? .delete : .upsert, baseVersion: knownVersions[device][id],
+                                updatedAt: now.addingTimeInterval(skew),
+                                note: isDelete ? nil : PushedNote(scientificName: name, fields: randomFields())))
                     }
                     let body = String(decoding: try JSONEncoder().encode(PushRequest(changes: changes)), as: UTF8.self)
                     let response = try await client.send(.post, "/api/v1/sync/push", json: body)

@@ -10,7 +10,8 @@ enum SyncWire {
         _ id: String, op: String = "upsert", base: Int? = nil, at time: Date, species: String = "alba", bark: String? = nil
     ) -> String {
         let note = op == "delete" ? "null" : #"{"scientificName": "\#(species)", "fields": {"bark": \#(bark.map { "\"\($0)\"" } ?? "null")}}"#
-        return #"{"id": "\#(id)", "op": "\#(op)", "baseVersion": \#(base.map(String.init) ?? "null"), "updatedAt": "\#(WireTime.formatPrecise(time))", "note": \#(note)}"#
+        return
+            #"{"id": "\#(id)", "op": "\#(op)", "baseVersion": \#(base.map(String.init) ?? "null"), "updatedAt": "\#(WireTime.formatPrecise(time))", "note": \#(note)}"#
     }
 
     static func batch(_ changes: [String]) -> String { #"{"changes": [\#(changes.joined(separator: ","))]}"# }

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 import Hummingbird
-import Logging
 import HummingbirdTesting
+import Logging
 import OakModels
 import OakServer
 import OakStore

@@ -56,10 +56,12 @@ struct WireDecisionsTests {
             let note = try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba", "sourceId": 2.5}"#)
             #expect(note.status == .badRequest)
             #expect(try note.invalidFields() == ["sourceId"])
-            let push = try await client.send(.post, "/api/v1/sync/push", json: """
-                {"changes": [{"id": "\(UUID().uuidString)", "op": "upsert", "baseVersion": 1.5, "updatedAt": "2025-01-10T14:20:00Z",
-                  "note": {"scientificName": "alba", "fields": {}}}]}
-                """)
+            let push = try await client.send(
+                .post, "/api/v1/sync/push",
+                json: """
+                    {"changes": [{"id": "\(UUID().uuidString)", "op": "upsert", "baseVersion": 1.5, "updatedAt": "2025-01-10T14:20:00Z",
+                      "note": {"scientificName": "alba", "fields": {}}}]}
+                    """)
             #expect(push.status == .badRequest)
             #expect(try push.invalidFields() == ["changes[0].baseVersion"])
             let broken = try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba", "sourceId": 2"#)

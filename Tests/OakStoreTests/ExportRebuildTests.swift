@@ -41,7 +41,8 @@ struct ExportRebuildTests {
         let store = try newStore()
         let note = try await store.createNote(NoteInput(scientificName: "alba", fields: try decode(NoteFieldsPatch.self, #"{"leaf": "lobed"}"#)))
         try await expectRebuild(store, renders: ["alba"]) {
-            _ = try await store.updateNote(id: note.id, with: NoteInput(fields: try decode(NoteFieldsPatch.self, #"{"leaf": "deeply lobed"}"#)), expectedVersion: nil)
+            _ = try await store.updateNote(
+                id: note.id, with: NoteInput(fields: try decode(NoteFieldsPatch.self, #"{"leaf": "deeply lobed"}"#)), expectedVersion: nil)
         }
         try await expectRebuild(store, renders: ["robur"]) {
             _ = try await store.createNote(NoteInput(scientificName: "robur"))

@@ -75,17 +75,23 @@ struct HandWrittenJSONTests {
         var cursor: String?
         var versions: [Int64] = []
         repeat {
-            let page = try #require(try JSONSerialization.jsonObject(with: Data(try await store.pull(cursor: cursor, limit: 150, entities: SyncEntity.allCases).readableBytesView)) as? [String: Any])
+            let page = try #require(
+                try JSONSerialization.jsonObject(with: Data(try await store.pull(cursor: cursor, limit: 150, entities: SyncEntity.allCases).readableBytesView))
+                    as? [String: Any])
             for change in try #require(page["changes"] as? [[String: Any]]) {
                 let key = try #require(change["key"] as? String)
                 versions.append(try #require((change["version"] as? NSNumber)?.int64Value))
                 #expect(change["op"] as? String == "upsert")
-                var expected: [String: Any] = switch change["entity"] as? String {
-                case "notes": try object(await store.note(id: try #require(UUID(uuidString: key))))
-                case "species": try object(await store.species(named: key))
-                case "taxa": try object(await store.taxon(level: try #require(TaxonLevel(rawValue: String(key.split(separator: "/")[0]))), name: String(key.split(separator: "/")[1])))
-                default: try object(await store.source(id: try #require(Int(key))))
-                }
+                var expected: [String: Any] =
+                    switch change["entity"] as? String {
+                    case "notes": try object(await store.note(id: try #require(UUID(uuidString: key))))
+                    case "species": try object(await store.species(named: key))
+                    case "taxa":
+                        try object(
+                            await store.taxon(
+                                level: try #require(TaxonLevel(rawValue: String(key.split(separator: "/")[0]))), name: String(key.split(separator: "/")[1])))
+                    default: try object(await store.source(id: try #require(Int(key))))
+                    }
                 // Counts are in the routes' answers, not in pulled records (they change without a change of the record).
                 expected.removeValue(forKey: "species_count")
                 #expect(try canonical(try #require(change["record"] as? [String: Any])) == canonical(expected), "\(key)")
@@ -113,10 +119,14 @@ struct HandWrittenJSONTests {
             try db.execute(
                 sql: "UPDATE species_sources SET local_names = ?, leaves = ?, bark = ?, created_at = '2024-03-01 10:00:00' WHERE id = ?",
                 arguments: [#"["chêne \"blanc\"", "white\noak"]"#, "tab\there back\\slash \u{1} é 😀", "line1\r\nline2\u{8}\u{c}", ids[0]])
-            try db.execute(sql: "UPDATE species_sources SET local_names = 'white oak, stave oak ,', updated_at = '2024-03-01T10:00:00Z' WHERE id = ?", arguments: [ids[1]])
+            try db.execute(
+                sql: "UPDATE species_sources SET local_names = 'white oak, stave oak ,', updated_at = '2024-03-01T10:00:00Z' WHERE id = ?", arguments: [ids[1]])
             try db.execute(sql: #"UPDATE species_sources SET local_names = ' [ "a" ,"b"] ', range = CAST(X'41FF42' AS TEXT) WHERE id = ?"#, arguments: [ids[2]])
             try db.execute(sql: "UPDATE species_sources SET local_names = '[]', growth_habit = '' WHERE id = ?", arguments: [ids[3]])
-            try db.execute(sql: #"UPDATE oak_entries SET external_links = '[{"url": "https://example.org/a", "label": "A"}]', synonyms = 'Q. foo, Q. bar', author = 'Lé "x"' WHERE scientific_name = 'alba'"#)
+            try db.execute(
+                sql:
+                    #"UPDATE oak_entries SET external_links = '[{"url": "https://example.org/a", "label": "A"}]', synonyms = 'Q. foo, Q. bar', author = 'Lé "x"' WHERE scientific_name = 'alba'"#
+            )
         }
         return store
     }

@@ -13,36 +13,37 @@ func makeLegacyDatabase() throws -> String {
     let path = directory.appendingPathComponent("oak_compendium.db").path
     let queue = try DatabaseQueue(path: path)
     try queue.write { db in
-        try db.execute(sql: """
-            CREATE TABLE taxa (name TEXT NOT NULL, level TEXT NOT NULL CHECK(level IN ('subgenus', 'section', 'subsection', 'complex')),
-                parent TEXT, author TEXT, PRIMARY KEY (name, level));
-            CREATE TABLE sources (id INTEGER PRIMARY KEY AUTOINCREMENT, source_type TEXT NOT NULL, name TEXT NOT NULL,
-                description TEXT, author TEXT, year INTEGER, url TEXT, isbn TEXT, doi TEXT, notes TEXT, license TEXT, license_url TEXT);
-            CREATE TABLE oak_entries (scientific_name TEXT PRIMARY KEY, author TEXT, is_hybrid INTEGER NOT NULL DEFAULT 0,
-                conservation_status TEXT, subgenus TEXT, section TEXT, subsection TEXT, complex TEXT, parent1 TEXT, parent2 TEXT,
-                hybrids TEXT, closely_related_to TEXT, subspecies_varieties TEXT, synonyms TEXT, external_links TEXT);
-            CREATE TABLE species_sources (id INTEGER PRIMARY KEY AUTOINCREMENT, scientific_name TEXT NOT NULL, source_id INTEGER NOT NULL,
-                local_names TEXT, range TEXT, growth_habit TEXT, leaves TEXT, flowers TEXT, fruits TEXT, bark_twigs_buds TEXT,
-                hardiness_habitat TEXT, miscellaneous TEXT, url TEXT, is_preferred INTEGER NOT NULL DEFAULT 0,
-                FOREIGN KEY (scientific_name) REFERENCES oak_entries(scientific_name) ON DELETE CASCADE,
-                FOREIGN KEY (source_id) REFERENCES sources(id), UNIQUE(scientific_name, source_id));
-            CREATE TABLE import_metadata (key TEXT PRIMARY KEY, value TEXT);
+        try db.execute(
+            sql: """
+                CREATE TABLE taxa (name TEXT NOT NULL, level TEXT NOT NULL CHECK(level IN ('subgenus', 'section', 'subsection', 'complex')),
+                    parent TEXT, author TEXT, PRIMARY KEY (name, level));
+                CREATE TABLE sources (id INTEGER PRIMARY KEY AUTOINCREMENT, source_type TEXT NOT NULL, name TEXT NOT NULL,
+                    description TEXT, author TEXT, year INTEGER, url TEXT, isbn TEXT, doi TEXT, notes TEXT, license TEXT, license_url TEXT);
+                CREATE TABLE oak_entries (scientific_name TEXT PRIMARY KEY, author TEXT, is_hybrid INTEGER NOT NULL DEFAULT 0,
+                    conservation_status TEXT, subgenus TEXT, section TEXT, subsection TEXT, complex TEXT, parent1 TEXT, parent2 TEXT,
+                    hybrids TEXT, closely_related_to TEXT, subspecies_varieties TEXT, synonyms TEXT, external_links TEXT);
+                CREATE TABLE species_sources (id INTEGER PRIMARY KEY AUTOINCREMENT, scientific_name TEXT NOT NULL, source_id INTEGER NOT NULL,
+                    local_names TEXT, range TEXT, growth_habit TEXT, leaves TEXT, flowers TEXT, fruits TEXT, bark_twigs_buds TEXT,
+                    hardiness_habitat TEXT, miscellaneous TEXT, url TEXT, is_preferred INTEGER NOT NULL DEFAULT 0,
+                    FOREIGN KEY (scientific_name) REFERENCES oak_entries(scientific_name) ON DELETE CASCADE,
+                    FOREIGN KEY (source_id) REFERENCES sources(id), UNIQUE(scientific_name, source_id));
+                CREATE TABLE import_metadata (key TEXT PRIMARY KEY, value TEXT);
 
-            INSERT INTO taxa VALUES ('Quercus', 'subgenus', NULL, 'L.'), ('Quercus', 'section', 'Quercus', NULL);
-            INSERT INTO sources (id, source_type, name, url) VALUES (1, 'website', 'iNaturalist (legacy)', 'https://inaturalist.org'),
-                (2, 'website', 'Oaks of the World', 'https://oaksoftheworld.fr'), (3, 'personal', 'My notes', NULL);
-            INSERT INTO oak_entries (scientific_name, author, is_hybrid, conservation_status, subgenus, section, hybrids, synonyms, external_links)
-                VALUES ('alba', 'L.', 0, 'LC', 'Quercus', 'Quercus', '["bebbiana"]', '["Quercus alba var. repanda Michx."]',
-                        '[{"name": "Wikipedia", "url": "https://en.wikipedia.org/wiki/Quercus_alba"}]'),
-                       ('macrocarpa', 'Michx.', 0, 'LC', 'Quercus', 'Quercus', '["bebbiana"]', NULL, NULL),
-                       ('bebbiana', 'C.K.Schneid.', 1, NULL, 'Quercus', 'Quercus', NULL, NULL, NULL);
-            UPDATE oak_entries SET parent1 = 'alba', parent2 = 'macrocarpa' WHERE scientific_name = 'bebbiana';
-            INSERT INTO species_sources (scientific_name, source_id, local_names, leaves, bark_twigs_buds, is_preferred)
-                VALUES ('alba', 3, '["white oak"]', 'deeply lobed', 'pale, scaly', 1),
-                       ('alba', 2, '["chêne blanc"]', 'lobes arrondis', NULL, 0),
-                       ('macrocarpa', 3, '["bur oak"]', 'fiddle-shaped', NULL, 1);
-            INSERT INTO import_metadata VALUES ('last_import', '2025-01-01');
-            """)
+                INSERT INTO taxa VALUES ('Quercus', 'subgenus', NULL, 'L.'), ('Quercus', 'section', 'Quercus', NULL);
+                INSERT INTO sources (id, source_type, name, url) VALUES (1, 'website', 'iNaturalist (legacy)', 'https://inaturalist.org'),
+                    (2, 'website', 'Oaks of the World', 'https://oaksoftheworld.fr'), (3, 'personal', 'My notes', NULL);
+                INSERT INTO oak_entries (scientific_name, author, is_hybrid, conservation_status, subgenus, section, hybrids, synonyms, external_links)
+                    VALUES ('alba', 'L.', 0, 'LC', 'Quercus', 'Quercus', '["bebbiana"]', '["Quercus alba var. repanda Michx."]',
+                            '[{"name": "Wikipedia", "url": "https://en.wikipedia.org/wiki/Quercus_alba"}]'),
+                           ('macrocarpa', 'Michx.', 0, 'LC', 'Quercus', 'Quercus', '["bebbiana"]', NULL, NULL),
+                           ('bebbiana', 'C.K.Schneid.', 1, NULL, 'Quercus', 'Quercus', NULL, NULL, NULL);
+                UPDATE oak_entries SET parent1 = 'alba', parent2 = 'macrocarpa' WHERE scientific_name = 'bebbiana';
+                INSERT INTO species_sources (scientific_name, source_id, local_names, leaves, bark_twigs_buds, is_preferred)
+                    VALUES ('alba', 3, '["white oak"]', 'deeply lobed', 'pale, scaly', 1),
+                           ('alba', 2, '["chêne blanc"]', 'lobes arrondis', NULL, 0),
+                           ('macrocarpa', 3, '["bur oak"]', 'fiddle-shaped', NULL, 1);
+                INSERT INTO import_metadata VALUES ('last_import', '2025-01-01');
+                """)
     }
     return path
 }
@@ -65,8 +66,10 @@ struct LegacyMigrationTests {
         #expect(try await store.source(id: 1).name == "iNaturalist (legacy)")
         #expect(try await store.listSpecies(filter: SpeciesFilter(), limit: 100, offset: 0).pagination.total == 3)
         let legacy = try store.read { db in
-            (try String.fetchOne(db, sql: "SELECT bark_twigs_buds FROM species_sources WHERE leaves = 'deeply lobed'"),
-             try String.fetchOne(db, sql: "SELECT value FROM import_metadata WHERE key = 'last_import'"))
+            (
+                try String.fetchOne(db, sql: "SELECT bark_twigs_buds FROM species_sources WHERE leaves = 'deeply lobed'"),
+                try String.fetchOne(db, sql: "SELECT value FROM import_metadata WHERE key = 'last_import'")
+            )
         }
         #expect(legacy.0 == "pale, scaly")
         #expect(legacy.1 == "2025-01-01")
@@ -77,8 +80,10 @@ struct LegacyMigrationTests {
         let path = try makeLegacyDatabase()
         let store = try SQLiteStore(path: path)
         let (columns, tables) = try store.read { db in
-            (Set(try db.columns(in: "species_sources").map(\.name)),
-             Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")))
+            (
+                Set(try db.columns(in: "species_sources").map(\.name)),
+                Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'"))
+            )
         }
         #expect(columns.isSuperset(of: ["uuid", "created_at", "updated_at", "bark", "twigs", "buds", "bark_twigs_buds"]))
         #expect(tables.isSuperset(of: ["change_log", "taxa", "import_metadata"]))
@@ -157,25 +162,31 @@ struct LegacyMigrationTests {
         }
         #expect(try await store.note(id: written).fields.leaf == "x")
         let logged = try await queue.read { db in
-            try String.fetchAll(db, sql: "SELECT op || ' ' || entity_key FROM change_log WHERE entity = 'notes' AND upper(entity_key) IN (?, ?) ORDER BY seq", arguments: [upper, written.uuidString])
+            try String.fetchAll(
+                db, sql: "SELECT op || ' ' || entity_key FROM change_log WHERE entity = 'notes' AND upper(entity_key) IN (?, ?) ORDER BY seq",
+                arguments: [upper, written.uuidString])
         }
-        #expect(logged == [
-            "delete \(upper)", "upsert \(upper.lowercased())", "delete \(written.uuidString)", "upsert \(written.uuidString.lowercased())",
-        ])
+        #expect(
+            logged == [
+                "delete \(upper)", "upsert \(upper.lowercased())", "delete \(written.uuidString)", "upsert \(written.uuidString.lowercased())",
+            ])
     }
 }
 
 @Suite("Migrations that rewrite values")
 struct RewritingMigrationTests {
-    @Test("v7, on a copy: the standard source types this server once wrote (website, personal) become the original clients' (Website, Personal Observation); sources others wrote keep theirs")
+    @Test(
+        "v7, on a copy: the standard source types this server once wrote (website, personal) become the original clients' (Website, Personal Observation); sources others wrote keep theirs"
+    )
     func standardSourceTypes() async throws {
         let original = try makeLegacyDatabase()
         try await DatabaseQueue(path: original).write { db in
-            try db.execute(sql: """
-                UPDATE sources SET name = 'iNaturalist', description = 'Community science platform for recording and sharing observations' WHERE id = 1;
-                UPDATE sources SET name = 'Oak Compendium', description = 'Personal field observations' WHERE id = 3;
-                INSERT INTO sources (id, source_type, name) VALUES (4, 'website', 'A site of my own');
-                """)
+            try db.execute(
+                sql: """
+                    UPDATE sources SET name = 'iNaturalist', description = 'Community science platform for recording and sharing observations' WHERE id = 1;
+                    UPDATE sources SET name = 'Oak Compendium', description = 'Personal field observations' WHERE id = 3;
+                    INSERT INTO sources (id, source_type, name) VALUES (4, 'website', 'A site of my own');
+                    """)
         }
         let copy = original + ".copy.db"
         try FileManager.default.copyItem(atPath: original, toPath: copy)
@@ -195,10 +206,11 @@ struct RewritingMigrationTests {
     func legacyListsNotRewritten() async throws {
         let path = try makeLegacyDatabase()
         try await DatabaseQueue(path: path).write { db in
-            try db.execute(sql: """
-                UPDATE oak_entries SET synonyms = 'null', closely_related_to = '', subspecies_varieties = 'a, b' WHERE scientific_name = 'alba';
-                UPDATE species_sources SET local_names = 'null' WHERE scientific_name = 'macrocarpa';
-                """)
+            try db.execute(
+                sql: """
+                    UPDATE oak_entries SET synonyms = 'null', closely_related_to = '', subspecies_varieties = 'a, b' WHERE scientific_name = 'alba';
+                    UPDATE species_sources SET local_names = 'null' WHERE scientific_name = 'macrocarpa';
+                    """)
         }
         let store = try SQLiteStore(path: path)
         let alba = try await store.species(named: "alba")

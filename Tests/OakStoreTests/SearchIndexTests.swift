@@ -121,17 +121,18 @@ struct SearchIndexTests {
         try Schema.migrator.migrate(queue, upTo: "v10 lean note logging")
         try await queue.write { db in
             // What v8 of earlier builds left in a file: FTS5 tables and the triggers that kept them.
-            try db.execute(sql: """
-                CREATE TABLE species_search_keys (id INTEGER PRIMARY KEY, scientific_name TEXT NOT NULL UNIQUE);
-                CREATE VIRTUAL TABLE search_words USING fts5(scientific_name, synonyms, local_names);
-                CREATE VIRTUAL TABLE search_trigrams USING fts5(scientific_name, synonyms, local_names, tokenize = 'trigram');
-                CREATE TRIGGER oak_entries_searched_insert AFTER INSERT ON oak_entries BEGIN
-                    INSERT OR IGNORE INTO species_search_keys(scientific_name) VALUES (NEW.scientific_name);
-                END;
-                INSERT INTO sources (id, source_type, name) VALUES (3, 'Personal Observation', 'My notes');
-                INSERT INTO oak_entries (scientific_name, synonyms) VALUES ('robur', '["Quercus pedunculata Ehrh."]');
-                INSERT INTO species_sources (scientific_name, source_id, local_names) VALUES ('robur', 3, '["English oak","Stieleiche"]');
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE species_search_keys (id INTEGER PRIMARY KEY, scientific_name TEXT NOT NULL UNIQUE);
+                    CREATE VIRTUAL TABLE search_words USING fts5(scientific_name, synonyms, local_names);
+                    CREATE VIRTUAL TABLE search_trigrams USING fts5(scientific_name, synonyms, local_names, tokenize = 'trigram');
+                    CREATE TRIGGER oak_entries_searched_insert AFTER INSERT ON oak_entries BEGIN
+                        INSERT OR IGNORE INTO species_search_keys(scientific_name) VALUES (NEW.scientific_name);
+                    END;
+                    INSERT INTO sources (id, source_type, name) VALUES (3, 'Personal Observation', 'My notes');
+                    INSERT INTO oak_entries (scientific_name, synonyms) VALUES ('robur', '["Quercus pedunculata Ehrh."]');
+                    INSERT INTO species_sources (scientific_name, source_id, local_names) VALUES ('robur', 3, '["English oak","Stieleiche"]');
+                    """)
         }
         try queue.close()
         let store = try SQLiteStore(path: path, seedStarterData: false)

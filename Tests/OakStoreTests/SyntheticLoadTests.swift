@@ -40,9 +40,10 @@ struct SyntheticLoadTests {
         var snapshots: [[String]] = []
         for store in [try newStore(), try newStore()] {
             _ = try await store.addSyntheticLoad(load)
-            snapshots.append(try await store.pool.read { db in
-                try String.fetchAll(db, sql: "SELECT scientific_name || '/' || source_id || '/' || uuid || '/' || leaves FROM species_sources ORDER BY id")
-            })
+            snapshots.append(
+                try await store.pool.read { db in
+                    try String.fetchAll(db, sql: "SELECT scientific_name || '/' || source_id || '/' || uuid || '/' || leaves FROM species_sources ORDER BY id")
+                })
         }
         #expect(snapshots[0] == snapshots[1])
         #expect(snapshots[0].count == 30)

@@ -1,8 +1,8 @@
 import Foundation
-import OakTestSupport
 import OakClient
 import OakModels
 import OakSync
+import OakTestSupport
 import Testing
 
 /// The acceptance test: three devices on a faulty network write to the same notes and to different
@@ -91,7 +91,8 @@ struct ConvergenceTests {
                 do {
                     let slot = slots[name]!
                     if let note = visible {
-                        written = slot.mayDelete && Int.random(in: 0..<4, using: &random) == 0
+                        written =
+                            slot.mayDelete && Int.random(in: 0..<4, using: &random) == 0
                             ? try await device.repository.delete(id: note.id)
                             : try await device.repository.update(id: note.id, fields: fields)
                     } else if slot.mayCreate(index), created.insert("\(index)/\(name)").inserted {

@@ -1,6 +1,6 @@
 import Foundation
-import OakTestSupport
 import OakClient
+import OakTestSupport
 
 /// The network failed before a response arrived.
 struct NetworkFailure: Error {

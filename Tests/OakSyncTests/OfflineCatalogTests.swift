@@ -3,9 +3,10 @@ import GRDB
 import OakClient
 import OakModels
 import OakStore
-@testable import OakSync
 import OakTestSupport
 import Testing
+
+@testable import OakSync
 
 @Suite("Offline catalog writes, the local store, and the starter catalog")
 struct OfflineCatalogTests {
@@ -49,7 +50,13 @@ struct OfflineCatalogTests {
             let device = try Device(server: server, clock: WriteClock())
             let store = device.repository.store
             // Written as an older client might have: a name longer than the server accepts.
-            try await CatalogRepository(store: store).createSource({ var patch = SourcePatch(); patch.name = .value("Short"); patch.sourceType = .value("Book"); return patch }())
+            try await CatalogRepository(store: store).createSource(
+                {
+                    var patch = SourcePatch()
+                    patch.name = .value("Short")
+                    patch.sourceType = .value("Book")
+                    return patch
+                }())
             let local = try #require(try await store.catalog().sources.first { $0.id < 0 })
             var tooLong = local
             tooLong.name = String(repeating: "n", count: 201)

@@ -30,7 +30,9 @@ struct TamperingTransport: HTTPTransport {
 
 @Suite("Real data through the SDK")
 struct RealDataPullTests {
-    @Test("11 a first sync of real data: an over-long synonym is accepted; a malformed record and an unknown entity are set aside, logged in the status, and the rest is applied")
+    @Test(
+        "11 a first sync of real data: an over-long synonym is accepted; a malformed record and an unknown entity are set aside, logged in the status, and the rest is applied"
+    )
     func realDataFirstSync() async throws {
         try await LiveServer.run { server in
             let longSynonym = "Quercus " + String(repeating: "alba var. ", count: 70) + "repanda"

@@ -1,7 +1,7 @@
 import Foundation
-import Observation
 import OakModels
 import OakSync
+import Observation
 
 /// The new-note sheet: pick a species (autocomplete over the local catalog) and a source (personal
 /// observation by default); or, for a species the catalog lacks, name it and place it in the taxonomy,

@@ -1,7 +1,7 @@
 import Foundation
-import Observation
 import OakModels
 import OakSync
+import Observation
 
 /// The note editor: one section per note field, saved on every change (the list updates at once and
 /// the sync engine carries it), and dictation into any field.

@@ -1,7 +1,7 @@
 import Foundation
-import Observation
 import OakModels
 import OakSync
+import Observation
 
 /// Where a note stands with the server, as a row shows it.
 public enum NoteRowState: Hashable, Sendable {

@@ -1,8 +1,8 @@
 import Foundation
-import Observation
 import OakClient
 import OakModels
 import OakSync
+import Observation
 
 /// Settings: the server and API key, "test connection", sign out, and an export of the local notes.
 @Observable @MainActor
@@ -59,7 +59,8 @@ public final class SettingsModel {
                 return
             }
             let verified = try await client.verifyKey()
-            connection = verified.map { .connected(keyName: $0.name, abilities: $0.abilities.map(\.rawValue)) }
+            connection =
+                verified.map { .connected(keyName: $0.name, abilities: $0.abilities.map(\.rawValue)) }
                 ?? .failed("The server refused the API key.")
         } catch {
             connection = .failed(Self.describe(error))

@@ -1,7 +1,7 @@
 import Foundation
-import Observation
 import OakModels
 import OakSync
+import Observation
 
 /// One source in the sources list.
 public struct SourceRow: Hashable, Sendable, Identifiable {

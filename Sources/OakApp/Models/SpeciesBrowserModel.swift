@@ -1,7 +1,7 @@
 import Foundation
-import Observation
 import OakModels
 import OakSync
+import Observation
 
 /// One species in a list.
 public struct SpeciesRow: Hashable, Sendable, Identifiable {

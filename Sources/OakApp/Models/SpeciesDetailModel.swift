@@ -1,7 +1,7 @@
 import Foundation
-import Observation
 import OakModels
 import OakSync
+import Observation
 
 /// One source's data on a species' page.
 public struct SourceEntry: Hashable, Sendable, Identifiable {
@@ -89,7 +89,8 @@ public final class SpeciesDetailModel {
     private func rebuild() {
         guard let species = catalog.species(named: name) else { return }
         self.species = species
-        taxonomyPath = ["Quercus"] + [species.subgenus, species.section, species.subsection, species.complex].compactMap { $0 }
+        taxonomyPath =
+            ["Quercus"] + [species.subgenus, species.section, species.subsection, species.complex].compactMap { $0 }
             + [species.scientificName]
         parents = [species.parent1, species.parent2].compactMap { $0 }.map(Formatting.fullName)
         synonyms = species.synonyms

@@ -1,6 +1,6 @@
 import Foundation
-import Observation
 import OakSync
+import Observation
 
 /// The sync indicator: what the engine is doing, what waits, when it last synced; pull to refresh and retry.
 @Observable @MainActor

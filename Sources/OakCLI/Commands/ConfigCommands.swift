@@ -20,7 +20,10 @@ public enum ConfigCommands {
             struct Listed: Encodable {
                 var name, url: String
                 var isDefault: Bool
-                enum CodingKeys: String, CodingKey { case name, url, isDefault = "default" }
+                enum CodingKeys: String, CodingKey {
+                    case name, url
+                    case isDefault = "default"
+                }
             }
             let listed = configuration.profiles.keys.sorted().map {
                 Listed(name: $0, url: configuration.profiles[$0]!.url, isDefault: $0 == configuration.defaultProfile)

@@ -23,7 +23,7 @@ public enum SourceCommands {
                 ("url", source.url), ("isbn", source.isbn), ("doi", source.doi), ("license", source.license),
                 ("license url", source.licenseURL), ("notes", source.notes), ("species", source.speciesCount.map(String.init)),
             ]
-            for case let (label, value?) in fields { lines.append("  \(label.padding(toLength: 12, withPad: " ", startingAt: 0))\(value)") }
+            for case (let label, let value?) in fields { lines.append("  \(label.padding(toLength: 12, withPad: " ", startingAt: 0))\(value)") }
             return lines.joined(separator: "\n")
         }
     }

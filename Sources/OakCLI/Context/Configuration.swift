@@ -30,7 +30,8 @@ public struct Configuration: Codable, Equatable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case profiles, defaultProfile = "default_profile"
+        case profiles
+        case defaultProfile = "default_profile"
     }
 
     public init(from decoder: any Decoder) throws {

@@ -1,12 +1,13 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import OakModels
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
-import HTTPTypes
-import Hummingbird
-import OakModels
 
 /// Rate limits per client IP: reads, writes and backups each have a bucket; health checks and
 /// metrics are exempt. Limited responses carry `X-RateLimit-*`; a refusal is a 429 with `Retry-After`.
@@ -35,8 +36,9 @@ struct RateLimitMiddleware: RouterMiddleware {
             response = try await next(request, context)
         } else {
             response = ErrorMiddleware.response(
-                for: OakError(.rateLimited, "Too many \(kind) requests; retry in \(decision.retryAfterSeconds) s",
-                              details: ["retry_after": .number(Double(decision.retryAfterSeconds))]))
+                for: OakError(
+                    .rateLimited, "Too many \(kind) requests; retry in \(decision.retryAfterSeconds) s",
+                    details: ["retry_after": .number(Double(decision.retryAfterSeconds))]))
             response.headers[.retryAfter] = String(decision.retryAfterSeconds)
         }
         response.headers[.rateLimitLimit] = String(decision.limit)

@@ -45,8 +45,9 @@ struct WriteAccessMiddleware: RouterMiddleware {
             throw OakError(.unauthorized, "This request needs an API key: send 'Authorization: Bearer <key>'")
         }
         guard caller.allows(ability) else {
-            throw OakError(.forbidden, "The token '\(caller.name)' lacks the '\(ability.rawValue)' ability",
-                           details: ["required_ability": .string(ability.rawValue)])
+            throw OakError(
+                .forbidden, "The token '\(caller.name)' lacks the '\(ability.rawValue)' ability",
+                details: ["required_ability": .string(ability.rawValue)])
         }
         return try await next(request, context)
     }

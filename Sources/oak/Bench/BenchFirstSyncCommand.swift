@@ -43,7 +43,9 @@ struct BenchFirstSyncCommand: AsyncParsableCommand {
                 noChange.append(await milliseconds { await engine.sync() })
             }
         }
-        say(#"{"name": "first_sync", "label": "First sync of a new device (\#(notes) notes, pulled and applied)", "median_ms": \#(median(firsts)), "first_ms": \#((firsts[0] * 100).rounded() / 100), "notes": \#(notes)}"#)
+        say(
+            #"{"name": "first_sync", "label": "First sync of a new device (\#(notes) notes, pulled and applied)", "median_ms": \#(median(firsts)), "first_ms": \#((firsts[0] * 100).rounded() / 100), "notes": \#(notes)}"#
+        )
         say(#"{"name": "first_sync_peak", "label": "Peak RSS of a process after its first sync (VmHWM)", "mb": \#(peak), "start_mb": \#(start)}"#)
         say(#"{"name": "no_change_sync", "label": "Sync with nothing to push or pull", "median_ms": \#(median(noChange))}"#)
         say(#"{"name": "first_sync_wal", "label": "Write-ahead log left after the first sync", "mb": \#((Double(walBytes) / 10_485.76).rounded() / 100)}"#)

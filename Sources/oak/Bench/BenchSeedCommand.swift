@@ -33,7 +33,8 @@ struct BenchSeedCommand: AsyncParsableCommand {
         let start = ContinuousClock.now
         let summary = try await store.addSyntheticLoad(SyntheticLoad(species: species, speciesSources: speciesSources, notes: notes))
         let elapsed = ContinuousClock.now - start
-        say("Seeded \(database.path) in \(Int(elapsed.inSeconds * 1000)) ms: +\(summary.speciesAdded) species, "
-            + "+\(summary.speciesSourcesAdded) species sources, +\(summary.notesAdded) notes, +\(summary.sourcesAdded) sources")
+        say(
+            "Seeded \(database.path) in \(Int(elapsed.inSeconds * 1000)) ms: +\(summary.speciesAdded) species, "
+                + "+\(summary.speciesSourcesAdded) species sources, +\(summary.notesAdded) notes, +\(summary.sourcesAdded) sources")
     }
 }

@@ -8,7 +8,8 @@ import Foundation
 func tuneMalloc() {
     #if os(Linux)
     typealias MalloptFunction = @convention(c) (Int32, Int32) -> Int32
-    let arenaMaximum: Int32 = -8, mmapThreshold: Int32 = -3  // M_ARENA_MAX, M_MMAP_THRESHOLD in malloc.h
+    let arenaMaximum: Int32 = -8
+    let mmapThreshold: Int32 = -3  // M_ARENA_MAX, M_MMAP_THRESHOLD in malloc.h
     guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
     let mallopt = unsafeBitCast(symbol, to: MalloptFunction.self)
     _ = mallopt(arenaMaximum, 2)

@@ -52,7 +52,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Take the client IP from Fly-Client-IP / X-Forwarded-For, only behind a proxy you trust (env OAK_TRUST_PROXY=true).")
     var trustProxy = false
 
-    @Option(name: .customLong("cors-origin"), help: "An origin allowed cross-origin access (repeatable; 'http://localhost:*' matches any port). Replaces the defaults.")
+    @Option(
+        name: .customLong("cors-origin"),
+        help: "An origin allowed cross-origin access (repeatable; 'http://localhost:*' matches any port). Replaces the defaults.")
     var corsOrigins: [String] = []
 
     @Option(help: "Largest request body in bytes.")
@@ -138,8 +140,9 @@ struct ServeCommand: AsyncParsableCommand {
                 .bind(host: host, port: port).get()
             try await channel.close()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            FileHandle.standardError.write(Data(
-                "error: \(host):\(port) is already in use (another oak serve?); choose another port with --port or OAK_PORT\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "error: \(host):\(port) is already in use (another oak serve?); choose another port with --port or OAK_PORT\n".utf8))
             throw ExitCode.failure
         } catch {
             FileHandle.standardError.write(Data("error: cannot listen on \(host):\(port): \(error)\n".utf8))

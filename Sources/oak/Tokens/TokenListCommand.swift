@@ -14,8 +14,10 @@ struct TokenListCommand: AsyncParsableCommand {
             return
         }
         let rows = tokens.map { token in
-            [token.name, token.abilities.map(\.rawValue).joined(separator: ","), WireTime.format(token.createdAt),
-             token.lastUsedAt.map(WireTime.format) ?? "never"]
+            [
+                token.name, token.abilities.map(\.rawValue).joined(separator: ","), WireTime.format(token.createdAt),
+                token.lastUsedAt.map(WireTime.format) ?? "never",
+            ]
         }
         let header = ["NAME", "ABILITIES", "CREATED", "LAST USED"]
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }

@@ -2,8 +2,9 @@ import Foundation
 import GRDB
 import HummingbirdTesting
 import OakModels
-@testable import OakServer
 import Testing
+
+@testable import OakServer
 
 /// "Point your existing web app, CLI and phone at `oak serve` and nothing changes": each numbered point
 /// of the drop-in promise, held with requests and with shapes written from the original's documentation.
@@ -84,10 +85,12 @@ struct CompatibilityTests {
     func exportShape() async throws {
         let env = try TestEnvironment()
         try await env.test { client in
-            try await client.send(.put, "/api/v1/sources/1", json: #"{"license": "CC BY-NC 4.0", "license_url": "https://creativecommons.org/licenses/by-nc/4.0/"}"#)
+            try await client.send(
+                .put, "/api/v1/sources/1", json: #"{"license": "CC BY-NC 4.0", "license_url": "https://creativecommons.org/licenses/by-nc/4.0/"}"#)
             try await client.send(.post, "/api/v1/species/alba/sources", json: #"{"source_id": 1, "leaves": "lobed", "url": "https://example.org/alba"}"#)
             try await client.send(
-                .put, "/api/v1/species/alba", json: #"{"external_links": [{"name": "Wikipedia", "url": "https://en.wikipedia.org/wiki/Quercus_alba", "logo": "wikipedia"}]}"#)
+                .put, "/api/v1/species/alba",
+                json: #"{"external_links": [{"name": "Wikipedia", "url": "https://en.wikipedia.org/wiki/Quercus_alba", "logo": "wikipedia"}]}"#)
             let response = try await client.send(.get, "/api/v1/export")
             let document = try response.object()
             let metadata = try #require(document["metadata"] as? [String: Any])
@@ -164,12 +167,19 @@ struct CompatibilityTests {
         let env = try TestEnvironment()
         let queue = try DatabaseQueue(path: env.store.path)
         try await queue.write { db in
-            try db.execute(sql: """
-                UPDATE oak_entries SET synonyms = 'null', hybrids = '', closely_related_to = 'rubra, velutina ,',
-                    subspecies_varieties = '  null ' WHERE scientific_name = 'alba'
-                """)
-            try db.execute(sql: "INSERT INTO species_sources (uuid, scientific_name, source_id, local_names, is_preferred) VALUES ('6f1c0c8e-0000-4000-8000-000000000001', 'alba', 2, 'null', 0)")
-            try db.execute(sql: "INSERT INTO species_sources (uuid, scientific_name, source_id, local_names, is_preferred) VALUES ('6f1c0c8e-0000-4000-8000-000000000002', 'alba', 1, 'white oak, stave oak', 0)")
+            try db.execute(
+                sql: """
+                    UPDATE oak_entries SET synonyms = 'null', hybrids = '', closely_related_to = 'rubra, velutina ,',
+                        subspecies_varieties = '  null ' WHERE scientific_name = 'alba'
+                    """)
+            try db.execute(
+                sql:
+                    "INSERT INTO species_sources (uuid, scientific_name, source_id, local_names, is_preferred) VALUES ('6f1c0c8e-0000-4000-8000-000000000001', 'alba', 2, 'null', 0)"
+            )
+            try db.execute(
+                sql:
+                    "INSERT INTO species_sources (uuid, scientific_name, source_id, local_names, is_preferred) VALUES ('6f1c0c8e-0000-4000-8000-000000000002', 'alba', 1, 'white oak, stave oak', 0)"
+            )
         }
         try await env.test { client in
             let alba = try await client.send(.get, "/api/v1/species/alba").object()
@@ -277,7 +287,9 @@ struct CompatibilityTests {
             #expect(try note.invalidFields() == ["fields.leaf"])
             let push = try await client.send(
                 .post, "/api/v1/sync/push",
-                json: #"{"changes": [{"id": "6f1c0c8e-0000-4000-8000-00000000000a", "op": "upsert", "updatedAt": "2026-01-01T00:00:00Z", "note": {"scientificName": "al\u0000ba", "fields": {}}}]}"#)
+                json:
+                    #"{"changes": [{"id": "6f1c0c8e-0000-4000-8000-00000000000a", "op": "upsert", "updatedAt": "2026-01-01T00:00:00Z", "note": {"scientificName": "al\u0000ba", "fields": {}}}]}"#
+            )
             #expect(push.status == .badRequest)
             #expect(try push.invalidFields() == ["changes[0].note.scientificName"])
             #expect(try await env.count("SELECT COUNT(*) FROM species_sources") == 0)
@@ -402,7 +414,11 @@ private struct OriginalAppContainer: Decodable {
         let version: String?
         let exportedAt: String?
         let speciesCount: Int?
-        enum CodingKeys: String, CodingKey { case version, exportedAt = "exported_at", speciesCount = "species_count" }
+        enum CodingKeys: String, CodingKey {
+            case version
+            case exportedAt = "exported_at"
+            case speciesCount = "species_count"
+        }
     }
 
     let metadata: Metadata?
@@ -411,8 +427,11 @@ private struct OriginalAppContainer: Decodable {
 }
 
 private enum OriginalAppSourceType: String, Decodable {
-    case website = "Website", book = "Book", personalObservation = "Personal Observation"
-    case journalArticle = "Journal Article", other = "Other"
+    case website = "Website"
+    case book = "Book"
+    case personalObservation = "Personal Observation"
+    case journalArticle = "Journal Article"
+    case other = "Other"
 }
 
 private struct OriginalAppSource: Decodable {
@@ -429,7 +448,10 @@ private struct OriginalAppSource: Decodable {
     let licenseUrl: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, sourceType = "source_type", name, description, author, year, url, isbn, doi, license, licenseUrl = "license_url"
+        case id
+        case sourceType = "source_type"
+        case name, description, author, year, url, isbn, doi, license
+        case licenseUrl = "license_url"
     }
 }
 
@@ -449,6 +471,9 @@ private struct OriginalAppSpecies: Decodable {
     let taxonomy: Taxonomy
 
     enum CodingKeys: String, CodingKey {
-        case name, author, isHybrid = "is_hybrid", conservationStatus = "conservation_status", taxonomy
+        case name, author
+        case isHybrid = "is_hybrid"
+        case conservationStatus = "conservation_status"
+        case taxonomy
     }
 }
