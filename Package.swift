@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17)],
     products: [
         .executable(name: "oak", targets: ["oak"]),
+        .executable(name: "oak-bench", targets: ["oak-bench"]),
         .library(name: "OakModels", targets: ["OakModels"]),
         .library(name: "OakStore", targets: ["OakStore"]),
         .library(name: "OakServer", targets: ["OakServer"]),
@@ -107,6 +108,20 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // Benchmark-only code, out of the production targets: the synthetic load (`OakBench`) and the harness's
+        // in-process commands (`oak-bench`, driven by scripts/bench).
+        .target(
+            name: "OakBench",
+            dependencies: ["OakModels", "OakStore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .executableTarget(
+            name: "oak-bench",
+            dependencies: [
+                "OakBench", "OakModels", "OakStore", "OakSync",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
         .target(
             name: "OakTestSupport",
             dependencies: [
@@ -117,9 +132,13 @@ let package = Package(
         .testTarget(
             name: "OakCLITests",
             dependencies: [
-                // The binary is what these tests run; depending on it builds it first.
-                "oak", "OakStore", "OakModels", .product(name: "GRDB", package: "GRDB.swift"),
+                // The binaries are what these tests run; depending on them builds them first.
+                "oak", "oak-bench", "OakStore", "OakModels", .product(name: "GRDB", package: "GRDB.swift"),
             ]
+        ),
+        .testTarget(
+            name: "OakBenchTests",
+            dependencies: ["OakBench", "OakStore", "OakModels", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "OakStoreTests",

@@ -181,7 +181,7 @@ extension Species {
             synonyms: ColumnCoding.strings(row["synonyms"]), externalLinks: ColumnCoding.values(row["external_links"]))
     }
 
-    var columnValues: [String: (any DatabaseValueConvertible)?] {
+    package var columnValues: [String: (any DatabaseValueConvertible)?] {
         [
             "scientific_name": scientificName, "author": author, "is_hybrid": isHybrid,
             "conservation_status": conservationStatus, "subgenus": subgenus, "section": section,
@@ -201,7 +201,7 @@ extension Taxon {
             links: ColumnCoding.values(row["links"]), speciesCount: row["species_count"])
     }
 
-    var columnValues: [String: (any DatabaseValueConvertible)?] {
+    package var columnValues: [String: (any DatabaseValueConvertible)?] {
         [
             "name": name, "level": level.rawValue, "parent": parent, "author": author, "notes": notes,
             "links": ColumnCoding.json(links),
@@ -217,7 +217,7 @@ extension Source {
             notes: row["notes"], license: row["license"], licenseURL: row["license_url"], speciesCount: row["species_count"])
     }
 
-    var columnValues: [String: (any DatabaseValueConvertible)?] {
+    package var columnValues: [String: (any DatabaseValueConvertible)?] {
         [
             "source_type": sourceType, "name": name, "description": description, "author": author, "year": year,
             "url": url, "isbn": isbn, "doi": doi, "notes": notes, "license": license, "license_url": licenseURL,
@@ -238,7 +238,7 @@ extension SpeciesSource {
             createdAt: ColumnCoding.date(row["created_at"]), updatedAt: ColumnCoding.date(row["updated_at"]))
     }
 
-    var columnValues: [String: (any DatabaseValueConvertible)?] {
+    package var columnValues: [String: (any DatabaseValueConvertible)?] {
         [
             "uuid": uuid.uuidString.lowercased(), "scientific_name": scientificName, "source_id": sourceId,
             "local_names": ColumnCoding.json(localNames), "range": range, "growth_habit": growthHabit,
@@ -252,7 +252,7 @@ extension SpeciesSource {
 
 extension Database {
     /// Inserts a row from column values, through a prepared statement cached by the connection.
-    func insert(into table: String, _ values: [String: (any DatabaseValueConvertible)?]) throws {
+    package func insert(into table: String, _ values: [String: (any DatabaseValueConvertible)?]) throws {
         let columns = values.keys.sorted()
         let sql =
             "INSERT INTO \(table) (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"

@@ -41,7 +41,7 @@ public final class SQLiteStore: Sendable {
     }
 
     /// Runs a write transaction, turning constraint violations the checks missed into 409s.
-    func write<T: Sendable>(_ updates: @Sendable @escaping (Database) throws -> T) async throws -> T {
+    package func write<T: Sendable>(_ updates: @Sendable @escaping (Database) throws -> T) async throws -> T {
         activity.begin(write: true)
         defer {
             activity.end(write: true)

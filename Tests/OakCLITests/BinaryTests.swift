@@ -6,11 +6,14 @@ import Testing
 struct OakBinary {
     /// The `oak` executable beside the test bundle (both are build products).
     static var url: URL {
-        get throws {
-            let products = Bundle.main.bundleURL.deletingLastPathComponent()
-            let candidates = [products, Bundle.main.bundleURL].map { $0.appendingPathComponent("oak") }
-            return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "no oak binary in \(products.path)")
-        }
+        get throws { try url(of: "oak") }
+    }
+
+    /// An executable of the package (`oak`, `oak-bench`) beside the test bundle.
+    static func url(of name: String) throws -> URL {
+        let products = Bundle.main.bundleURL.deletingLastPathComponent()
+        let candidates = [products, Bundle.main.bundleURL].map { $0.appendingPathComponent(name) }
+        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "no \(name) binary in \(products.path)")
     }
 
     struct Outcome {
@@ -19,12 +22,13 @@ struct OakBinary {
         var error: String
     }
 
-    /// Runs `oak` with `arguments` in a throwaway HOME (and `environment`), waiting at most `timeout`.
+    /// Runs `oak` (or another of the package's executables) with `arguments` in a throwaway HOME (and
+    /// `environment`), waiting at most `timeout`.
     static func run(
-        _ arguments: [String], home: URL, environment: [String: String] = [:], timeout: Duration = .seconds(30)
+        _ arguments: [String], home: URL, environment: [String: String] = [:], timeout: Duration = .seconds(30), binary: String = "oak"
     ) async throws -> Outcome {
         let process = Process()
-        process.executableURL = try url
+        process.executableURL = try url(of: binary)
         process.arguments = arguments
         process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
         process.currentDirectoryURL = home

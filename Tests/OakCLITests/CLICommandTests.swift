@@ -3,7 +3,7 @@ import OakModels
 import OakStore
 import Testing
 
-@Suite("oak token, oak backup and oak bench through the binary")
+@Suite("oak token, oak backup and oak-bench through the binaries")
 struct CLICommandTests {
     @Test("oak token create stores a hashed token with its abilities; list and revoke work on it")
     func tokenLifecycle() async throws {
@@ -46,11 +46,11 @@ struct CLICommandTests {
         #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("oak_compendium.db").path))
     }
 
-    @Test("safety: oak bench seed never defaults to the user's database")
+    @Test("safety: oak-bench seed never defaults to the user's database")
     func benchNeedsADatabase() async throws {
         let (home, path) = try await starterDatabase()
         let before = try await value(path, "SELECT COUNT(*) FROM oak_entries")
-        let refused = try await OakBinary.run(["bench", "seed", "--species", "5000"], home: home)
+        let refused = try await OakBinary.run(["seed", "--species", "5000"], home: home, binary: "oak-bench")
         #expect(refused.status == 64)
         #expect(refused.error.contains("--db"))
         #expect(try await value(path, "SELECT COUNT(*) FROM oak_entries") == before)

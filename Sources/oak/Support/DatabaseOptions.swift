@@ -41,22 +41,3 @@ struct ExistingDatabaseOptions: ParsableArguments {
         return try location.open()
     }
 }
-
-/// The scratch database of a `bench` command: always named, never the user's database by default.
-struct BenchDatabaseOptions: ParsableArguments {
-    @Option(help: "The scratch database file to seed or measure (required: bench never picks your database).")
-    var db: String
-
-    var path: String { db }
-
-    func open() throws -> SQLiteStore {
-        try DatabaseOptions(db: db).open()
-    }
-}
-
-extension DatabaseOptions {
-    init(db: String) {
-        self.init()
-        self.db = db
-    }
-}

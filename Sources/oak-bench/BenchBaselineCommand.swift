@@ -1,7 +1,7 @@
 import ArgumentParser
 import Hummingbird
 
-/// `oak bench baseline`: the floor of the HTTP stack, one route answering a constant body, no middleware.
+/// `oak-bench baseline`: the floor of the HTTP stack, one route answering a constant body, no middleware.
 struct BenchBaselineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "baseline",

@@ -3,7 +3,7 @@ import Foundation
 import OakModels
 import OakSync
 
-/// `oak bench first-sync`: what a phone's first launch costs: a new device's first sync against a running
+/// `oak-bench first-sync`: what a phone's first launch costs: a new device's first sync against a running
 /// server (every note pulled and applied), the peak memory of doing it, a sync with nothing to do, and the
 /// write-ahead log left behind. Prints the harness's raw result lines.
 struct BenchFirstSyncCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakStore
 
 /// The size of a synthetic database for benchmarks: totals to fill up to, not amounts to add.
 public struct SyntheticLoad: Sendable {
@@ -33,9 +34,9 @@ extension SQLiteStore {
         try await write { db in
             var generator = SyntheticGenerator()
             var summary = SyntheticLoadSummary()
-            let sections = try Row.fetchAll(db, cachedSQL: "SELECT name, parent FROM taxa WHERE level = 'section' ORDER BY name")
+            let sections = try Row.fetchAll(db, sql: "SELECT name, parent FROM taxa WHERE level = 'section' ORDER BY name")
                 .map { (section: $0["name"] as String, subgenus: $0["parent"] as String?) }
-            var names = Set(try String.fetchAll(db, cachedSQL: "SELECT scientific_name FROM oak_entries"))
+            var names = Set(try String.fetchAll(db, sql: "SELECT scientific_name FROM oak_entries"))
             while names.count < load.species {
                 let name = generator.speciesName()
                 guard names.insert(name).inserted else { continue }
@@ -50,13 +51,13 @@ extension SQLiteStore {
             }
             let speciesList = names.sorted()
             var taken = Set(
-                try Row.fetchAll(db, cachedSQL: "SELECT scientific_name, source_id FROM species_sources").map {
+                try Row.fetchAll(db, sql: "SELECT scientific_name, source_id FROM species_sources").map {
                     "\($0["scientific_name"] as String)/\($0["source_id"] as Int)"
                 })
             /// Inserts rows of `sources` (in order) for species without one, until `count` rows of those sources exist.
             func fill(_ sources: [Int], upTo count: Int) throws -> Int {
                 let placeholders = sources.map(String.init).joined(separator: ",")
-                var existing = try Int.fetchOne(db, cachedSQL: "SELECT COUNT(*) FROM species_sources WHERE source_id IN (\(placeholders))") ?? 0
+                var existing = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM species_sources WHERE source_id IN (\(placeholders))") ?? 0
                 var added = 0
                 for sourceId in sources {
                     for name in speciesList where existing < count && taken.insert("\(name)/\(sourceId)").inserted {
@@ -76,7 +77,7 @@ extension SQLiteStore {
             var personal =
                 [Source.personalObservationID]
                 + (try Int.fetchAll(
-                    db, cachedSQL: "SELECT id FROM sources WHERE source_type = 'Personal Observation' AND id <> ? ORDER BY id",
+                    db, sql: "SELECT id FROM sources WHERE source_type = 'Personal Observation' AND id <> ? ORDER BY id",
                     arguments: [Source.personalObservationID]))
             let sourcesNeeded = speciesList.isEmpty ? 0 : (load.notes + speciesList.count - 1) / speciesList.count
             while personal.count < sourcesNeeded {

@@ -3,7 +3,7 @@ import Foundation
 import OakModels
 import OakStore
 
-/// `oak bench export-rebuild`: times, in process, the export rebuilt after a write (one note edited; the
+/// `oak-bench export-rebuild`: times, in process, the export rebuilt after a write (one note edited; the
 /// cached export is invalidated and rebuilt from the previous one) and built from nothing (a newly opened store).
 struct BenchExportRebuildCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -29,7 +29,7 @@ struct BenchExportRebuildCommand: AsyncParsableCommand {
         defer { try? store.close() }
         _ = try await store.export()
         guard let note = try await store.notes(species: nil, sourceId: Source.personalObservationID).first else {
-            throw ValidationError("the database has no notes to edit; run `oak bench seed` first")
+            throw ValidationError("the database has no notes to edit; run `oak-bench seed` first")
         }
         var afterWrite: [Double] = []
         for run in 0..<runs {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OakBench
 import OakModels
 import Testing
 

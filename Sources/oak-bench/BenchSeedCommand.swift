@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
+import OakBench
 import OakModels
 import OakStore
 
-/// `oak bench seed`: fills a database with deterministic synthetic species, species sources and notes.
+/// `oak-bench seed`: fills a database with deterministic synthetic species, species sources and notes.
 struct BenchSeedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "seed",
