@@ -133,16 +133,18 @@ let package = Package(
             name: "OakCLITests",
             dependencies: [
                 // The binaries are what these tests run; depending on them builds them first.
-                "oak", "oak-bench", "OakStore", "OakModels", .product(name: "GRDB", package: "GRDB.swift"),
+                "oak", "oak-bench", "OakStore", "OakModels", "OakTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        .testTarget(name: "OakModelsTests", dependencies: ["OakModels"]),
+        .testTarget(name: "OakClientTests", dependencies: ["OakClient", "OakModels", "OakTestSupport"]),
         .testTarget(
             name: "OakBenchTests",
-            dependencies: ["OakBench", "OakStore", "OakModels", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["OakBench", "OakStore", "OakModels", "OakTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "OakStoreTests",
-            dependencies: ["OakStore", "OakModels", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["OakStore", "OakModels", "OakTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "OakServerTests",

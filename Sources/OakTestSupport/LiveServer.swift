@@ -33,13 +33,6 @@ public struct LiveServer: Sendable {
     }
 }
 
-/// A new empty directory under the temporary directory.
-public func temporaryDirectory(_ prefix: String) -> URL {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    return directory
-}
-
 /// A clock for user writes shared by every device of a test: real time, but strictly increasing,
 /// so the order of writes is the order of their timestamps.
 public final class WriteClock: @unchecked Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OakBench
 import OakModels
+import OakTestSupport
 import Testing
 
 @testable import OakStore
@@ -9,7 +10,7 @@ import Testing
 @Suite("Synthetic benchmark load")
 struct SyntheticLoadTests {
     private func newStore() throws -> SQLiteStore {
-        try SQLiteStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("oak-load-\(UUID().uuidString).db").path)
+        try temporaryStore("oak-load")
     }
 
     @Test("fills up to the requested totals, with extra observer sources, every row in the change log")

@@ -1,5 +1,6 @@
 import Foundation
 import OakModels
+import OakTestSupport
 import Testing
 
 /// The built `oak` binary, run as a user runs it.
@@ -54,11 +55,7 @@ struct OakBinary {
 }
 
 /// A new empty directory to use as HOME and working directory.
-func temporaryHome() -> URL {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("oak-home-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    return directory
-}
+func temporaryHome() -> URL { temporaryDirectory("oak-home") }
 
 @Suite("The oak binary")
 struct BinaryTests {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HummingbirdTesting
 import OakModels
+import OakTestSupport
 import Testing
 
 @Suite("Notes API")
@@ -252,9 +253,7 @@ struct NotesRoutesTests {
 
 /// A legacy-layout database with two source-3 rows, for the notes tests.
 func makeLegacyFixture() throws -> String {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("oak-legacy-notes-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let path = directory.appendingPathComponent("oak_compendium.db").path
+    let path = temporaryDatabasePath("oak-legacy-notes", file: "oak_compendium.db")
     let queue = try GRDB.DatabaseQueue(path: path)
     try queue.write { db in
         try db.execute(

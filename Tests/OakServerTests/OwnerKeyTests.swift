@@ -1,11 +1,12 @@
 import Foundation
 import OakServer
+import OakTestSupport
 import Testing
 
 @Suite("Owner key")
 struct OwnerKeyTests {
     func keyFile() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("oak-key-\(UUID().uuidString)/.oak/api_key").path
+        temporaryDirectory("oak-key").appendingPathComponent(".oak/api_key").path
     }
 
     @Test("the owner key is generated on first start into a file with mode 0600, then reused")

@@ -6,6 +6,7 @@ import Logging
 import OakModels
 import OakServer
 import OakStore
+import OakTestSupport
 import Testing
 
 /// A fresh database file in its own temporary directory, with the app built on it.
@@ -17,8 +18,7 @@ struct TestEnvironment {
     let clock: TestClock
 
     init(seed: Bool = true, clock: TestClock = TestClock(), path: String? = nil) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("oak-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = temporaryDirectory("oak-tests")
         self.clock = clock
         store = try SQLiteStore(
             path: path ?? directory.appendingPathComponent("oak.db").path, seedStarterData: seed, clock: { clock.now })
@@ -96,22 +96,6 @@ extension TestResponse {
 /// Names of the items of a list, by key.
 func names(_ items: [[String: Any]], _ key: String = "scientific_name") -> [String] {
     items.compactMap { $0[key] as? String }
-}
-
-/// A server clock the test moves by hand.
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-
-    init(_ start: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
-        current = start
-    }
-
-    var now: Date { lock.withLock { current } }
-
-    func advance(_ seconds: TimeInterval) {
-        lock.withLock { current += seconds }
-    }
 }
 
 /// Timestamps as the wire carries them.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakTestSupport
 import Testing
 
 @testable import OakStore
@@ -33,7 +34,7 @@ struct ExportRebuildTests {
     }
 
     private func newStore() throws -> SQLiteStore {
-        try SQLiteStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("oak-rebuild-\(UUID().uuidString).db").path)
+        try temporaryStore("oak-rebuild")
     }
 
     @Test("editing, adding and deleting a note renders only its species again")

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import NIOCore
 import OakModels
+import OakTestSupport
 import Testing
 
 @testable import OakStore
@@ -107,7 +108,7 @@ struct HandWrittenJSONTests {
     /// escapes, control characters, non-ASCII and invalid UTF-8, comma-separated and spaced JSON lists,
     /// timestamps in SQLite's own format, empty texts, external links.
     private func storeWithOddRows() async throws -> SQLiteStore {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("oak-json-\(UUID().uuidString).db").path
+        let path = temporaryDatabasePath("oak-json")
         let store = try SQLiteStore(path: path)
         for (index, species) in try await store.listSpecies(filter: SpeciesFilter(), limit: 40, offset: 0).data.enumerated() {
             let fields = try JSONDecoder().decode(
@@ -145,7 +146,7 @@ struct HandWrittenJSONTests {
 struct PullQueryTests {
     @Test("a pull page reads a range of the change log in its own order, without sorting the rest of it")
     func pageQueriesWalkTheSequence() async throws {
-        let store = try SQLiteStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("oak-plan-\(UUID().uuidString).db").path)
+        let store = try temporaryStore("oak-plan")
         let plans = try await store.pool.read { db in
             try [
                 SQLiteStore.pageQuery(entities: SyncEntity.allCases, snapshotStart: 100),

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakTestSupport
 import Testing
 
 @testable import OakStore
@@ -8,9 +9,7 @@ import Testing
 /// Creates a database file in the layout of the original `oak_compendium.db` (no sync columns, no
 /// bark/twigs/buds split), with a little data, as existing users have it.
 func makeLegacyDatabase() throws -> String {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("oak-legacy-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let path = directory.appendingPathComponent("oak_compendium.db").path
+    let path = temporaryDatabasePath("oak-legacy", file: "oak_compendium.db")
     let queue = try DatabaseQueue(path: path)
     try queue.write { db in
         try db.execute(

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakTestSupport
 import Testing
 
 @testable import OakStore
@@ -12,7 +13,7 @@ struct SearchIndexTests {
     }
 
     private func newStore() throws -> SQLiteStore {
-        try SQLiteStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("oak-search-\(UUID().uuidString).db").path)
+        try temporaryStore("oak-search")
     }
 
     @Test("a note's common names are found as soon as it is written, by word, word start and infix, and no longer once changed or deleted")
@@ -116,7 +117,7 @@ struct SearchIndexTests {
 
     @Test("a database with the full-text indexes of earlier versions loses them (v11) and finds the same species")
     func dropsFullTextIndexes() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("oak-search-v10-\(UUID().uuidString).db").path
+        let path = temporaryDatabasePath("oak-search-v10")
         let queue = try DatabaseQueue(path: path)
         try Schema.migrator.migrate(queue, upTo: "v10 lean note logging")
         try await queue.write { db in

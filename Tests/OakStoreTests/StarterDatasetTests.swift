@@ -1,5 +1,6 @@
 import Foundation
 import OakModels
+import OakTestSupport
 import Testing
 
 @testable import OakStore
@@ -8,7 +9,7 @@ import Testing
 struct StarterDatasetTests {
     @Test("a new database gets the three standard sources and the starter species and taxa")
     func newDatabaseIsSeeded() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("oak-new-\(UUID().uuidString).db").path
+        let path = temporaryDatabasePath("oak-new")
         let store = try SQLiteStore(path: path)
         #expect(try await store.listSources().map(\.name) == ["iNaturalist", "Oaks of the World", "Oak Compendium"])
         let species = try await store.listSpecies(filter: SpeciesFilter(), limit: 1000, offset: 0).data

@@ -1,25 +1,32 @@
 import Foundation
 import OakClient
-import OakTestSupport
 
 /// The network failed before a response arrived.
-struct NetworkFailure: Error {
-    let reason: String
+public struct NetworkFailure: Error {
+    public let reason: String
 }
 
 /// A transport over the real one that can be offline and, with seeded probabilities, drops requests
 /// before they are sent, drops responses after the server committed, answers 503 or 429 with
 /// `Retry-After` itself, and delays requests.
-final class FaultyTransport: HTTPTransport, @unchecked Sendable {
+public final class FaultyTransport: HTTPTransport, @unchecked Sendable {
     /// Probabilities, each in 0...1.
-    struct Faults {
-        var dropRequest = 0.0
-        var dropResponse = 0.0
-        var serviceUnavailable = 0.0
-        var rateLimited = 0.0
-        var delay = 0.0
+    public struct Faults: Sendable {
+        public var dropRequest = 0.0
+        public var dropResponse = 0.0
+        public var serviceUnavailable = 0.0
+        public var rateLimited = 0.0
+        public var delay = 0.0
 
-        static let none = Faults()
+        public static let none = Faults()
+
+        public init(dropRequest: Double = 0, dropResponse: Double = 0, serviceUnavailable: Double = 0, rateLimited: Double = 0, delay: Double = 0) {
+            self.dropRequest = dropRequest
+            self.dropResponse = dropResponse
+            self.serviceUnavailable = serviceUnavailable
+            self.rateLimited = rateLimited
+            self.delay = delay
+        }
     }
 
     private let lock = NSLock()
@@ -29,23 +36,23 @@ final class FaultyTransport: HTTPTransport, @unchecked Sendable {
     private var _faults = Faults.none
     private var _onResponse: (@Sendable (TransportRequest) async -> Void)?
 
-    init(seed: UInt64, base: any HTTPTransport = makeDefaultTransport()) {
+    public init(seed: UInt64, base: any HTTPTransport = makeDefaultTransport()) {
         self.base = base
         random = SeededRandom(seed: seed)
     }
 
-    var online: Bool {
+    public var online: Bool {
         get { lock.withLock { _online } }
         set { lock.withLock { _online = newValue } }
     }
 
-    var faults: Faults {
+    public var faults: Faults {
         get { lock.withLock { _faults } }
         set { lock.withLock { _faults = newValue } }
     }
 
     /// Runs after the server answered and before the client sees the answer (a push "in flight").
-    var onResponse: (@Sendable (TransportRequest) async -> Void)? {
+    public var onResponse: (@Sendable (TransportRequest) async -> Void)? {
         get { lock.withLock { _onResponse } }
         set { lock.withLock { _onResponse = newValue } }
     }
@@ -54,7 +61,7 @@ final class FaultyTransport: HTTPTransport, @unchecked Sendable {
         lock.withLock { probability > 0 && Double.random(in: 0..<1, using: &random) < probability }
     }
 
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let faults = faults
         guard online else { throw NetworkFailure(reason: "offline") }
         if roll(faults.delay) { try await Task.sleep(for: .milliseconds(lock.withLock { Int.random(in: 1...5, using: &random) })) }

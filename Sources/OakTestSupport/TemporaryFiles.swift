@@ -1,0 +1,36 @@
+import Foundation
+import OakStore
+
+/// A new empty directory under the temporary directory.
+public func temporaryDirectory(_ prefix: String) -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+}
+
+/// The path of a database file (not created) in a new temporary directory.
+public func temporaryDatabasePath(_ prefix: String, file: String = "oak.db") -> String {
+    temporaryDirectory(prefix).appendingPathComponent(file).path
+}
+
+/// A new SQLite store on a file of its own, opened as `oak serve` opens a new file: migrated, with the
+/// standard sources and (unless `seed` is false) the starter dataset.
+public func temporaryStore(_ prefix: String, seed: Bool = true, clock: @escaping @Sendable () -> Date = Date.init) throws -> SQLiteStore {
+    try SQLiteStore(path: temporaryDatabasePath(prefix), seedStarterData: seed, clock: clock)
+}
+
+/// A server clock the test moves by hand.
+public final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_767_225_600)) {
+        current = start
+    }
+
+    public var now: Date { lock.withLock { current } }
+
+    public func advance(_ seconds: TimeInterval) {
+        lock.withLock { current += seconds }
+    }
+}
