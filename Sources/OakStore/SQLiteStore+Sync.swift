@@ -1,13 +1,9 @@
-import Crypto
 import Foundation
 import GRDB
 import NIOCore
 import OakModels
 
 extension SQLiteStore: SyncRepository {
-    /// How far in the future a pushed timestamp may be before it is clamped to server time.
-    static let allowedClockSkew: TimeInterval = 5 * 60
-
     public func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> ByteBuffer {
         try await longRead { db in
             let database = try Self.databaseID(db)
@@ -198,7 +194,7 @@ extension SQLiteStore: SyncRepository {
     /// Applies a change once and answers its result as JSON (`PushResult`): a change seen before (same
     /// digest) gets its recorded result and changes nothing.
     static func applyOnce(_ db: Database, _ change: PushChange, now: Date) throws -> Data {
-        let digest = receiptDigest(change)
+        let digest = PushReceipts.digest(of: change)
         if let stored = try String.fetchOne(db, cachedSQL: "SELECT result FROM sync_receipts WHERE digest = ?", arguments: [digest]) {
             return Data(stored.utf8)
         }
@@ -215,22 +211,6 @@ extension SQLiteStore: SyncRepository {
             cachedSQL: "INSERT INTO sync_receipts(digest, result, created_at) VALUES (?, ?, ?)",
             arguments: [digest, String(decoding: encoded, as: UTF8.self), WireTime.formatPrecise(now)])
         return encoded
-    }
-
-    /// A change's identity for receipts: every field that defines it, in a fixed layout, hashed.
-    static func receiptDigest(_ change: PushChange) -> String {
-        let note = change.note.map { "\($0.scientificName)|\($0.sourceId.map(String.init) ?? "-")|\($0.fields.tieBreakKey)" } ?? "-"
-        let text =
-            "\(change.id.uuidString.lowercased())|\(change.op.rawValue)|\(change.baseVersion.map(String.init) ?? "-")|"
-            + "\(WireTime.formatPrecise(change.updatedAt))|\(note)"
-        return SHA256.hash(data: Data(text.utf8)).hexString
-    }
-
-    /// Whether an edit at `time` with `fields` beats the server's copy: later wins; a tie goes to the
-    /// greater content, so every replica picks the same winner whatever the order of arrival.
-    public static func wins(_ time: Date, _ fields: NoteFields?, over serverTime: Date, _ serverFields: NoteFields?) -> Bool {
-        if time != serverTime { return time > serverTime }
-        return (fields?.tieBreakKey ?? "") > (serverFields?.tieBreakKey ?? "")
     }
 
     /// What a pushed change comes to: a result, or an upsert stored (answered with the note as stored).
@@ -259,7 +239,7 @@ extension SQLiteStore: SyncRepository {
     }
 
     static func decide(_ db: Database, _ change: PushChange, now: Date) throws -> PushDecision {
-        let time = WireTime.milliseconds(change.updatedAt > now.addingTimeInterval(allowedClockSkew) ? now : change.updatedAt)
+        let time = SyncRules.recordedTime(of: change.updatedAt, now: now)
         let current = try fetchNote(db, change.id)
         let tombstone = current == nil ? try fetchTombstone(db, change.id) : nil
         let fastForward = { (version: Int64) in change.baseVersion == version }
@@ -267,7 +247,7 @@ extension SQLiteStore: SyncRepository {
         switch change.op {
         case .delete:
             if let current {
-                guard fastForward(current.version) || wins(time, nil, over: current.updatedAt, current.fields) else {
+                guard fastForward(current.version) || SyncRules.wins(time, nil, over: current.updatedAt, current.fields) else {
                     return .answer(PushResult(id: change.id, status: .stale, version: current.version, note: current))
                 }
                 let record = try fetchSpeciesSource(db, current.scientificName, current.sourceId)
@@ -285,14 +265,14 @@ extension SQLiteStore: SyncRepository {
                     guard try storedName(db, body.scientificName) == current.scientificName,
                         (body.sourceId ?? Source.personalObservationID) == current.sourceId
                     else { throw OakError.invalid("note.scientificName", "a note's species and source cannot change") }
-                    guard fastForward(current.version) || wins(time, body.fields, over: current.updatedAt, current.fields) else {
+                    guard fastForward(current.version) || SyncRules.wins(time, body.fields, over: current.updatedAt, current.fields) else {
                         return .answer(PushResult(id: change.id, status: .stale, version: current.version, note: current))
                     }
                     if body.fields != current.fields || time != current.updatedAt {
                         try saveNote(db, id: change.id, fields: body.fields, updatedAt: time)
                     }
                 } else {
-                    if let tombstone, !fastForward(tombstone.version), !wins(time, body.fields, over: tombstone.deletedAt, nil) {
+                    if let tombstone, !fastForward(tombstone.version), !SyncRules.wins(time, body.fields, over: tombstone.deletedAt, nil) {
                         return .answer(PushResult(id: change.id, status: .stale, version: tombstone.version))
                     }
                     var record = try newNoteRecord(db, id: change.id, name: body.scientificName, sourceId: body.sourceId, fields: body.fields, at: time)

@@ -129,9 +129,7 @@ public struct LocalNote: Hashable, Sendable, FetchableRecord, PersistableRecord 
     /// Whether this note's pending change beats `server` by last write wins, as the server decides
     /// (later `updatedAt` wins; a tie goes to the greater content; a delete has no content).
     func pendingChangeWins(over server: Note) -> Bool {
-        let mine = syncStatus == .pendingDelete ? nil : fields
-        if updatedAt != server.updatedAt { return updatedAt > server.updatedAt }
-        return (mine?.tieBreakKey ?? "") > server.fields.tieBreakKey
+        SyncRules.wins(updatedAt, syncStatus == .pendingDelete ? nil : fields, over: server.updatedAt, server.fields)
     }
 
     /// The change that pushes this note's pending state.

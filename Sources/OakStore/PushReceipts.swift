@@ -1,0 +1,16 @@
+import Crypto
+import Foundation
+import OakModels
+
+/// Push receipts: a change sent again (a lost response, a retry) gets the answer the first one got and
+/// changes nothing. Every store keeps receipts by this digest.
+public enum PushReceipts {
+    /// A change's identity: every field that defines it, in a fixed layout, hashed (SHA-256, in hex).
+    public static func digest(of change: PushChange) -> String {
+        let note = change.note.map { "\($0.scientificName)|\($0.sourceId.map(String.init) ?? "-")|\($0.fields.tieBreakKey)" } ?? "-"
+        let text =
+            "\(change.id.uuidString.lowercased())|\(change.op.rawValue)|\(change.baseVersion.map(String.init) ?? "-")|"
+            + "\(WireTime.formatPrecise(change.updatedAt))|\(note)"
+        return SHA256.hash(data: Data(text.utf8)).hexString
+    }
+}
