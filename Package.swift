@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "oak-bench", targets: ["oak-bench"]),
         .library(name: "OakModels", targets: ["OakModels"]),
         .library(name: "OakStore", targets: ["OakStore"]),
+        .library(name: "OakStoreSQLite", targets: ["OakStoreSQLite"]),
         .library(name: "OakServer", targets: ["OakServer"]),
         .library(name: "OakClient", targets: ["OakClient"]),
         .library(name: "OakSync", targets: ["OakSync"]),
@@ -32,10 +33,21 @@ let package = Package(
     ],
     targets: [
         .target(name: "OakModels"),
+        // The store interface: repository protocols, the shared rules and read models every backend uses.
         .target(
             name: "OakStore",
             dependencies: [
                 "OakModels",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // The embedded SQLite backend (GRDB): migrations of existing files, change-log triggers, backups.
+        .target(
+            name: "OakStoreSQLite",
+            dependencies: [
+                "OakModels",
+                "OakStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -87,7 +99,7 @@ let package = Package(
             name: "OakCLI",
             dependencies: [
                 "OakModels",
-                "OakStore",
+                "OakStore", "OakStoreSQLite",
                 "OakClient",
                 "OakSync",
                 .product(name: "Yams", package: "Yams"),
@@ -97,7 +109,7 @@ let package = Package(
             name: "oak",
             dependencies: [
                 "OakModels",
-                "OakStore",
+                "OakStore", "OakStoreSQLite",
                 "OakServer",
                 "OakSync",
                 "OakCLI",
@@ -112,12 +124,12 @@ let package = Package(
         // in-process commands (`oak-bench`, driven by scripts/bench).
         .target(
             name: "OakBench",
-            dependencies: ["OakModels", "OakStore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["OakModels", "OakStore", "OakStoreSQLite", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .executableTarget(
             name: "oak-bench",
             dependencies: [
-                "OakBench", "OakModels", "OakStore", "OakSync",
+                "OakBench", "OakModels", "OakStore", "OakStoreSQLite", "OakSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
@@ -125,7 +137,7 @@ let package = Package(
         .target(
             name: "OakTestSupport",
             dependencies: [
-                "OakServer", "OakStore", "OakClient", "OakSync", "OakModels",
+                "OakServer", "OakStore", "OakStoreSQLite", "OakClient", "OakSync", "OakModels",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
@@ -133,23 +145,23 @@ let package = Package(
             name: "OakCLITests",
             dependencies: [
                 // The binaries are what these tests run; depending on them builds them first.
-                "oak", "oak-bench", "OakStore", "OakModels", "OakTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "oak", "oak-bench", "OakStore", "OakStoreSQLite", "OakModels", "OakTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(name: "OakModelsTests", dependencies: ["OakModels"]),
         .testTarget(name: "OakClientTests", dependencies: ["OakClient", "OakModels", "OakTestSupport"]),
         .testTarget(
             name: "OakBenchTests",
-            dependencies: ["OakBench", "OakStore", "OakModels", "OakTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["OakBench", "OakStore", "OakStoreSQLite", "OakModels", "OakTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "OakStoreTests",
-            dependencies: ["OakStore", "OakModels", "OakTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["OakStore", "OakStoreSQLite", "OakModels", "OakTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .testTarget(
             name: "OakServerTests",
             dependencies: [
-                "OakServer", "OakStore", "OakModels", "OakTestSupport",
+                "OakServer", "OakStore", "OakStoreSQLite", "OakModels", "OakTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -158,12 +170,12 @@ let package = Package(
         ),
         .testTarget(
             name: "OakAppTests",
-            dependencies: ["OakApp", "OakSync", "OakClient", "OakServer", "OakStore", "OakModels", "OakTestSupport"]
+            dependencies: ["OakApp", "OakSync", "OakClient", "OakServer", "OakStore", "OakStoreSQLite", "OakModels", "OakTestSupport"]
         ),
         .testTarget(
             name: "OakSyncTests",
             dependencies: [
-                "OakSync", "OakClient", "OakServer", "OakStore", "OakModels", "OakTestSupport",
+                "OakSync", "OakClient", "OakServer", "OakStore", "OakStoreSQLite", "OakModels", "OakTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

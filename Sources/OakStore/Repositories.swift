@@ -56,6 +56,11 @@ public protocol CatalogRepository: Sendable {
 public struct ExportSnapshot: Sendable {
     public let body: ByteBuffer
     public let etag: String
+
+    public init(body: ByteBuffer, etag: String) {
+        self.body = body
+        self.etag = etag
+    }
 }
 
 /// Everything the HTTP server needs from persistence.

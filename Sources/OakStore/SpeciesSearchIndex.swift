@@ -8,15 +8,20 @@ import OakModels
 /// It replaced the SQLite FTS5 indexes (migration v11): keeping those up to date was most of the cost of a
 /// pushed note, and an infix search read one posting list per trigram from disk pages. It is independent of
 /// the database: a store fills it (`load`) and then applies what the change log says changed.
-struct SpeciesSearchIndex {
+package struct SpeciesSearchIndex {
     /// A source row's contribution: its species and its local names.
-    struct SourceRow: Equatable {
-        var species: String
-        var localNames: [String]
+    package struct SourceRow: Equatable {
+        package var species: String
+        package var localNames: [String]
+
+        package init(species: String, localNames: [String]) {
+            self.species = species
+            self.localNames = localNames
+        }
     }
 
     /// The change-log position the index reflects; nil before it is filled.
-    private(set) var head: Int64?
+    package private(set) var head: Int64?
     private var synonyms: [String: [String]] = [:]
     private var rows: [String: SourceRow] = [:]
     private var rowsOfSpecies: [String: Set<String>] = [:]
@@ -35,11 +40,13 @@ struct SpeciesSearchIndex {
     /// Set while `load` fills the index, which sorts the words once at the end.
     private var isLoading = false
 
+    package init() {}
+
     /// How many species are indexed.
-    var count: Int { slotOfSpecies.count }
+    package var count: Int { slotOfSpecies.count }
 
     /// Replaces everything with the given species (name and synonyms) and source rows (key and contribution).
-    mutating func load(species: [(name: String, synonyms: [String])], rows: [(key: String, row: SourceRow)], head: Int64) {
+    package mutating func load(species: [(name: String, synonyms: [String])], rows: [(key: String, row: SourceRow)], head: Int64) {
         self = SpeciesSearchIndex()
         self.rows.reserveCapacity(rows.count)
         for (key, row) in rows {
@@ -58,7 +65,7 @@ struct SpeciesSearchIndex {
     }
 
     /// Sets a species' synonyms and source rows as they are now; nil synonyms: the species is gone.
-    mutating func replaceSpecies(_ name: String, synonyms: [String]?, rows speciesRows: [(key: String, localNames: [String])]) {
+    package mutating func replaceSpecies(_ name: String, synonyms: [String]?, rows speciesRows: [(key: String, localNames: [String])]) {
         for key in rowsOfSpecies.removeValue(forKey: name) ?? [] { rows[key] = nil }
         self.synonyms[name] = synonyms
         // Rows that moved here from another species leave that species' document too.
@@ -73,7 +80,7 @@ struct SpeciesSearchIndex {
     }
 
     /// Sets a source row as it is now; nil or no local names: it adds nothing to any species.
-    mutating func replaceRow(_ key: String, with row: SourceRow?) {
+    package mutating func replaceRow(_ key: String, with row: SourceRow?) {
         let previous = rows[key]
         guard previous != row else { return }
         setRow(key, row.flatMap { $0.localNames.isEmpty ? nil : $0 })
@@ -87,7 +94,7 @@ struct SpeciesSearchIndex {
     }
 
     /// The scientific names that match, best first, at most `limit`.
-    func search(_ search: SpeciesSearch, limit: Int) -> [String] {
+    package func search(_ search: SpeciesSearch, limit: Int) -> [String] {
         guard !search.isEmpty, limit > 0 else { return [] }
         var isCandidate = [Bool](repeating: false, count: documents.count)
         for slot in substringCandidates(search.pattern) { isCandidate[Int(slot)] = true }
@@ -128,7 +135,7 @@ struct SpeciesSearchIndex {
 
     /// Records that the index now reflects the change log up to `head`, putting the names in order again
     /// if species came or went.
-    mutating func finish(at head: Int64) {
+    package mutating func finish(at head: Int64) {
         if nameOrderIsStale {
             nameOrder = [Int32](repeating: 0, count: documents.count)
             let names = slotOfSpecies.sorted { $0.key < $1.key }

@@ -3,14 +3,14 @@ import OakModels
 
 /// A pull position, opaque to clients: `<database>.<sequence>`, or while paging a snapshot
 /// `<database>.<sequence>.<snapshot start>` (tombstones older than the snapshot's start are skipped).
-struct SyncCursor: CustomStringConvertible, Equatable {
-    var database: String
+package struct SyncCursor: CustomStringConvertible, Equatable {
+    package var database: String
     /// The last change sequence number delivered.
-    var sequence: Int64
+    package var sequence: Int64
     /// While a snapshot is being paged: the log's head when it started.
-    var snapshotStart: Int64?
+    package var snapshotStart: Int64?
 
-    init(database: String, sequence: Int64, snapshotStart: Int64? = nil) {
+    package init(database: String, sequence: Int64, snapshotStart: Int64? = nil) {
         self.database = database
         self.sequence = sequence
         self.snapshotStart = snapshotStart
@@ -18,7 +18,7 @@ struct SyncCursor: CustomStringConvertible, Equatable {
 
     /// Parses a client's cursor; none means the start of a snapshot. A cursor of another database
     /// is answered 410, so the client starts over; one that was never issued is a 400.
-    init(parsing text: String?, database: String) throws {
+    package init(parsing text: String?, database: String) throws {
         guard let text, !text.isEmpty else {
             self.init(database: database, sequence: 0)
             return
@@ -33,7 +33,7 @@ struct SyncCursor: CustomStringConvertible, Equatable {
         self.init(database: database, sequence: sequence, snapshotStart: parts.count == 3 ? Int64(parts[2]) : nil)
     }
 
-    var description: String {
+    package var description: String {
         ([database, String(sequence)] + (snapshotStart.map { [String($0)] } ?? [])).joined(separator: ".")
     }
 }

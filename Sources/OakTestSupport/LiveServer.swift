@@ -5,6 +5,7 @@ import OakClient
 import OakModels
 import OakServer
 import OakStore
+import OakStoreSQLite
 import OakSync
 
 /// A real server on a loopback port, on a fresh database file.

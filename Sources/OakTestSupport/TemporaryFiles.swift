@@ -1,5 +1,6 @@
 import Foundation
 import OakStore
+import OakStoreSQLite
 
 /// A new empty directory under the temporary directory.
 public func temporaryDirectory(_ prefix: String) -> URL {

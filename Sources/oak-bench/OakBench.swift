@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OakStore
+import OakStoreSQLite
 
 /// `oak-bench`: the in-process parts of the benchmark harness (`scripts/bench` drives them), kept out of the
 /// `oak` binary and the production libraries.

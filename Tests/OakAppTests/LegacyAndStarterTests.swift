@@ -2,6 +2,7 @@ import Foundation
 import OakApp
 import OakModels
 import OakStore
+import OakStoreSQLite
 import OakSync
 import OakTestSupport
 import Testing

@@ -2,10 +2,11 @@ import Foundation
 import GRDB
 import OakBench
 import OakModels
+import OakStore
 import OakTestSupport
 import Testing
 
-@testable import OakStore
+@testable import OakStoreSQLite
 
 @Suite("Synthetic benchmark load")
 struct SyntheticLoadTests {

@@ -1,6 +1,7 @@
 import Foundation
 import OakModels
 import OakStore
+import OakStoreSQLite
 import Testing
 
 @Suite("oak token, oak backup and oak-bench through the binaries")

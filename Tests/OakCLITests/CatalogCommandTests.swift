@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OakModels
 import OakStore
+import OakStoreSQLite
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -6,6 +6,7 @@ import Logging
 import OakModels
 import OakServer
 import OakStore
+import OakStoreSQLite
 import OakTestSupport
 import Testing
 

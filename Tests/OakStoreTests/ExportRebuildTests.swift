@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
 import OakModels
+import OakStore
 import OakTestSupport
 import Testing
 
-@testable import OakStore
+@testable import OakStoreSQLite
 
 /// After a write the export is rebuilt from the previous one, rendering again only the species that changed;
 /// the result must be what a build from nothing gives.

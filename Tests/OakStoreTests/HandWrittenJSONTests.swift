@@ -2,10 +2,11 @@ import Foundation
 import GRDB
 import NIOCore
 import OakModels
+import OakStore
 import OakTestSupport
 import Testing
 
-@testable import OakStore
+@testable import OakStoreSQLite
 
 /// The export and sync pages are written by hand from the columns (`JSONOutput`); these tests hold them
 /// to what the models and `JSONEncoder` give for the same rows, including rows other tools wrote.

@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
 import OakModels
+import OakStore
 import OakTestSupport
 import Testing
 
-@testable import OakStore
+@testable import OakStoreSQLite
 
 /// Creates a database file in the layout of the original `oak_compendium.db` (no sync columns, no
 /// bark/twigs/buds split), with a little data, as existing users have it.

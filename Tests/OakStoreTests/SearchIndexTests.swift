@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
 import OakModels
+import OakStore
 import OakTestSupport
 import Testing
 
-@testable import OakStore
+@testable import OakStoreSQLite
 
 @Suite("Species search in memory: the index follows every write and answers by the shared rule")
 struct SearchIndexTests {

@@ -1,9 +1,10 @@
 import Foundation
 import OakModels
+import OakStore
 import OakTestSupport
 import Testing
 
-@testable import OakStore
+@testable import OakStoreSQLite
 
 @Suite("Starter dataset")
 struct StarterDatasetTests {

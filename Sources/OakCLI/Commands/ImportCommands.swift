@@ -1,6 +1,7 @@
 import Foundation
 import OakModels
 import OakStore
+import OakStoreSQLite
 
 /// `oak import`, `oak import-bulk`, `oak taxa import`: files loaded into a database file in one transaction.
 public enum ImportCommands {

@@ -1,6 +1,7 @@
 import Foundation
 import OakClient
 import OakStore
+import OakStoreSQLite
 
 /// What a command works on, chosen as the original CLI chooses: `OAK_API_URL` (+ `OAK_API_KEY`), then
 /// `--profile`, then `OAK_PROFILE`, then the configuration's `default_profile`; with none of them, or with

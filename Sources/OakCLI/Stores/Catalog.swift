@@ -1,6 +1,7 @@
 import Foundation
 import OakModels
 import OakStore
+import OakStoreSQLite
 
 /// Everything a command reads and writes, whether the compendium is a local database file or a server:
 /// the store's repository protocols, plus the views across the whole compendium.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import OakCLI
 import OakStore
+import OakStoreSQLite
 
 /// `oak import-bulk FILE --source-id N`.
 struct ImportBulkCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OakCLI
 import OakStore
+import OakStoreSQLite
 
 /// `--db`: the SQLite file `oak serve` works on, created (with the starter dataset) when new.
 struct DatabaseOptions: ParsableArguments {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import NIOCore
 import OakModels
+import OakStore
 
 extension SQLiteStore {
     /// The export, rebuilt only when the change log has moved since the cached copy; concurrent requests

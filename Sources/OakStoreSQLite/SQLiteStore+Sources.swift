@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakStore
 
 extension SQLiteStore: SourceRepository {
     public func listSources() async throws -> [Source] {

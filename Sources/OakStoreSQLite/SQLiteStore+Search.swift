@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakStore
 
 extension SQLiteStore {
     public func searchSpecies(query: String, limit: Int) async throws -> [Species] {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakStore
 
 /// The standard sources and the bundled starter dataset a new database gets.
 enum StarterDataset {

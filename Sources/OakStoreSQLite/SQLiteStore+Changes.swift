@@ -1,36 +1,6 @@
 import GRDB
 import OakModels
-
-/// What changed in the data after a change-log position, sorted by what answers depend on: the read cache
-/// drops only the answers a change can alter (see `ResponseCache`), not all of them on every write.
-public struct DataChanges: Sendable, Equatable {
-    /// The change-log position these changes run up to.
-    public var head: Int64
-    /// The listing version (see `SQLiteStore.listingVersion`).
-    public var listingVersion: Int64
-    /// Too much or too old to say: treat everything as changed.
-    public var everything = false
-    /// Species whose own row changed, by bare name (`DataChanges.bareName`).
-    public var species: Set<String> = []
-    /// Species whose notes or other source rows changed, by bare name.
-    public var speciesWithChangedRows: Set<String> = []
-    /// A source row changed whose species is no longer known (it was deleted).
-    public var unknownRows = false
-    public var taxa = false
-    public var sources = false
-
-    /// Whether anything changed at all.
-    public var isEmpty: Bool {
-        !everything && species.isEmpty && speciesWithChangedRows.isEmpty && !unknownRows && !taxa && !sources
-    }
-
-    /// A species name without its hybrid sign, so the names a route accepts for one species ("× bebbiana",
-    /// "x bebbiana", "bebbiana") all have the same key.
-    public static func bareName(_ name: String) -> String {
-        let normalized = Species.normalizedName(name)
-        return normalized.hasPrefix(Species.hybridSign + " ") ? String(normalized.dropFirst(2)) : normalized
-    }
-}
+import OakStore
 
 extension SQLiteStore {
     /// The most changes read at once; past it, everything counts as changed.

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import NIOCore
 import OakModels
+import OakStore
 
 /// A built export document, with what the next build needs to render again only the species that changed:
 /// where each species' object lies in the body, its digest, and the species of every species-source row.

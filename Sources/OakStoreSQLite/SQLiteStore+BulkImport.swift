@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakStore
 
 /// What `importBulk` does with a species that already exists.
 public enum BulkConflictPolicy: String, CaseIterable, Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakStore
 
 extension SQLiteStore: MaintenanceRepository {
     /// Writes a consistent snapshot of the live database (`VACUUM INTO`) into `directory`, then keeps

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakStore
 
 extension SQLiteStore: NoteRepository {
     public func notes(species: String?, sourceId: Int) async throws -> [Note] {

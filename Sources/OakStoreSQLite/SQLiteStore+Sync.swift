@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import NIOCore
 import OakModels
+import OakStore
 
 extension SQLiteStore: SyncRepository {
     public func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> ByteBuffer {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakStore
 
 extension SQLiteStore: CatalogRepository {
     public func stats() async throws -> CatalogStats {

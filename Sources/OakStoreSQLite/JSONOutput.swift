@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import OakModels
+import OakStore
 
 /// JSON written by hand, for the large documents (the export and sync pages): they are written straight
 /// from the columns of the rows being read, without models or `JSONEncoder` in between. Strings are

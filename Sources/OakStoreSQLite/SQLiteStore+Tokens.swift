@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import GRDB
 import OakModels
+import OakStore
 
 extension SQLiteStore: TokenRepository {
     public func createToken(name: String, abilities: [Ability]) async throws -> (token: APIToken, secret: String) {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakStore
 
 extension SQLiteStore: SpeciesSourceRepository {
     public func speciesSources(of name: String) async throws -> [SpeciesSource] {

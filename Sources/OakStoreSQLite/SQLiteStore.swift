@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakStore
 
 /// The embedded SQLite store: WAL mode, a pool of readers and one writer (GRDB `DatabasePool`).
 public final class SQLiteStore: Sendable {
@@ -105,15 +106,6 @@ public final class SQLiteStore: Sendable {
     var now: Date { WireTime.milliseconds(clock()) }
 }
 
-/// Gauges of the connection pool.
-public struct PoolStatus: Sendable {
-    public var readsInFlight: Int
-    public var writesInFlight: Int
-    public var maxReaders: Int
-    /// The size of the database file and its write-ahead log.
-    public var fileBytes: Int
-}
-
 /// Counts reads and writes in flight, and the writes made through this store.
 final class PoolActivity: @unchecked Sendable {
     private let lock = NSLock()
@@ -136,15 +128,4 @@ final class PoolActivity: @unchecked Sendable {
     func begin(write: Bool) { lock.withLock { if write { writes += 1 } else { reads += 1 } } }
     func end(write: Bool) { lock.withLock { if write { writes -= 1 } else { reads -= 1 } } }
     var current: (reads: Int, writes: Int) { lock.withLock { (reads, writes) } }
-}
-
-/// See `SQLiteStore.dataVersion()`.
-public struct DataVersion: Hashable, Comparable, Sendable {
-    var writes: UInt64
-    var changeLogHead: Int64
-
-    /// Both parts only grow, so a later version is greater.
-    public static func < (lhs: DataVersion, rhs: DataVersion) -> Bool {
-        (lhs.writes, lhs.changeLogHead) < (rhs.writes, rhs.changeLogHead)
-    }
 }

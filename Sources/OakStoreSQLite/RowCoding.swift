@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakStore
 
 /// Conversions between the database's text columns and the models.
 enum ColumnCoding {

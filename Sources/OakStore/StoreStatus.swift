@@ -1,0 +1,32 @@
+/// Gauges of a store's connection pool, for metrics.
+public struct PoolStatus: Sendable {
+    public var readsInFlight: Int
+    public var writesInFlight: Int
+    public var maxReaders: Int
+    /// The size of the database's files (for SQLite, the file and its write-ahead log).
+    public var fileBytes: Int
+
+    public init(readsInFlight: Int, writesInFlight: Int, maxReaders: Int, fileBytes: Int) {
+        self.readsInFlight = readsInFlight
+        self.writesInFlight = writesInFlight
+        self.maxReaders = maxReaders
+        self.fileBytes = fileBytes
+    }
+}
+
+/// A version of the data (`MaintenanceRepository.dataVersion()`): answers derived from the data can be kept
+/// under it. It is made of this process's write count and the change log's head, which both only grow.
+public struct DataVersion: Hashable, Comparable, Sendable {
+    package var writes: UInt64
+    package var changeLogHead: Int64
+
+    package init(writes: UInt64, changeLogHead: Int64) {
+        self.writes = writes
+        self.changeLogHead = changeLogHead
+    }
+
+    /// Both parts only grow, so a later version is greater.
+    public static func < (lhs: DataVersion, rhs: DataVersion) -> Bool {
+        (lhs.writes, lhs.changeLogHead) < (rhs.writes, rhs.changeLogHead)
+    }
+}
