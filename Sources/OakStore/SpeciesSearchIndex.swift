@@ -1,3 +1,4 @@
+import Foundation
 import OakModels
 
 /// Every species' searchable names in memory, with two indexes that find the candidates of a query without
@@ -9,22 +10,22 @@ import OakModels
 /// pushed note, and an infix search read one posting list per trigram from disk pages. It is independent of
 /// the database: a store fills it (`load`) and then applies what the change log says changed.
 package struct SpeciesSearchIndex {
-    /// A source row's contribution: its species and its local names.
-    package struct SourceRow: Equatable {
-        package var species: String
+    /// The names of one species as they are now: its synonyms and the local names of all its source rows.
+    package struct Names {
+        package var synonyms: [String]
         package var localNames: [String]
 
-        package init(species: String, localNames: [String]) {
-            self.species = species
+        package init(synonyms: [String], localNames: [String]) {
+            self.synonyms = synonyms
             self.localNames = localNames
         }
     }
 
     /// The change-log position the index reflects; nil before it is filled.
     package private(set) var head: Int64?
-    private var synonyms: [String: [String]] = [:]
-    private var rows: [String: SourceRow] = [:]
-    private var rowsOfSpecies: [String: Set<String>] = [:]
+    /// Which species each source row with local names belongs to, by note id: all that is kept of rows, so a
+    /// row deleted or moved to another species tells which document to build again.
+    private var speciesOfRow: [UUID: String] = [:]
     /// Documents by slot; a removed species leaves its slot free for the next one.
     private var documents: [SpeciesSearch.Document?] = []
     private var freeSlots: [Int32] = []
@@ -45,52 +46,55 @@ package struct SpeciesSearchIndex {
     /// How many species are indexed.
     package var count: Int { slotOfSpecies.count }
 
-    /// Replaces everything with the given species (name and synonyms) and source rows (key and contribution).
-    package mutating func load(species: [(name: String, synonyms: [String])], rows: [(key: String, row: SourceRow)], head: Int64) {
+    /// Replaces everything with the given species and the species of each source row with local names.
+    package mutating func load(species: [String: Names], speciesOfRow: [UUID: String], head: Int64) {
         self = SpeciesSearchIndex()
-        self.rows.reserveCapacity(rows.count)
-        for (key, row) in rows {
-            self.rows[key] = row
-            rowsOfSpecies[row.species, default: []].insert(key)
-        }
+        self.speciesOfRow = speciesOfRow
         isLoading = true
-        for (name, synonyms) in species {
-            self.synonyms[name] = synonyms
-            reindex(name)
-        }
+        for (name, names) in species { setSpecies(name, names) }
         isLoading = false
         // Sorted once, not kept sorted word by word.
         sortedTokens = tokenSlots.keys.sorted { $0.lexicographicallyPrecedes($1) }
         finish(at: head)
     }
 
-    /// Sets a species' synonyms and source rows as they are now; nil synonyms: the species is gone.
-    package mutating func replaceSpecies(_ name: String, synonyms: [String]?, rows speciesRows: [(key: String, localNames: [String])]) {
-        for key in rowsOfSpecies.removeValue(forKey: name) ?? [] { rows[key] = nil }
-        self.synonyms[name] = synonyms
-        // Rows that moved here from another species leave that species' document too.
-        var moved = Set<String>()
-        if synonyms != nil {
-            for (key, localNames) in speciesRows where !localNames.isEmpty {
-                if let previous = rows[key]?.species { moved.insert(previous) }
-                setRow(key, SourceRow(species: name, localNames: localNames))
-            }
+    /// Records which species a source row belongs to now (nil: it is gone or has no local names), and returns
+    /// the species it belonged to before; both species' documents are then due to be set again.
+    package mutating func setRow(_ id: UUID, species: String?) -> String? {
+        if let species {
+            return speciesOfRow.updateValue(species, forKey: id)
         }
-        for species in moved.union([name]) { reindex(species) }
+        return speciesOfRow.removeValue(forKey: id)
     }
 
-    /// Sets a source row as it is now; nil or no local names: it adds nothing to any species.
-    package mutating func replaceRow(_ key: String, with row: SourceRow?) {
-        let previous = rows[key]
-        guard previous != row else { return }
-        setRow(key, row.flatMap { $0.localNames.isEmpty ? nil : $0 })
-        for species in Set([previous?.species, row?.species].compactMap { $0 }) { reindex(species) }
-    }
-
-    private mutating func setRow(_ key: String, _ row: SourceRow?) {
-        if let previous = rows[key] { rowsOfSpecies[previous.species]?.remove(key) }
-        rows[key] = row
-        if let row { rowsOfSpecies[row.species, default: []].insert(key) }
+    /// Sets a species' document from its names as they are now; nil: the species is gone.
+    package mutating func setSpecies(_ name: String, _ names: Names?) {
+        if let slot = slotOfSpecies[name] { unindex(slot) }
+        guard let names else {
+            if let slot = slotOfSpecies.removeValue(forKey: name) {
+                freeSlots.append(slot)
+                nameOrderIsStale = true
+            }
+            return
+        }
+        let document = SpeciesSearch.Document(scientificName: name, synonyms: names.synonyms, localNames: names.localNames)
+        let slot: Int32
+        if let existing = slotOfSpecies[name] {
+            slot = existing
+        } else {
+            slot = freeSlots.popLast() ?? Int32(documents.count)
+            if Int(slot) == documents.count { documents.append(nil) }
+            slotOfSpecies[name] = slot
+            nameOrderIsStale = true
+        }
+        documents[Int(slot)] = document
+        for trigram in Set(document.texts.flatMap(Self.trigrams(of:))) { Self.insert(slot, into: &trigrams[trigram, default: []]) }
+        for token in document.tokens {
+            if tokenSlots[token] == nil && !isLoading {
+                sortedTokens.insert(token, at: SpeciesSearch.firstIndex(notBefore: token, in: sortedTokens))
+            }
+            Self.insert(slot, into: &tokenSlots[token, default: []])
+        }
     }
 
     /// The scientific names that match, best first, at most `limit`.
@@ -143,37 +147,6 @@ package struct SpeciesSearchIndex {
             nameOrderIsStale = false
         }
         self.head = head
-    }
-
-    /// Rebuilds a species' document from its synonyms and rows, or removes it when the species is gone.
-    private mutating func reindex(_ name: String) {
-        if let slot = slotOfSpecies[name] { unindex(slot) }
-        guard let synonyms = synonyms[name] else {
-            if let slot = slotOfSpecies.removeValue(forKey: name) {
-                freeSlots.append(slot)
-                nameOrderIsStale = true
-            }
-            return
-        }
-        let localNames = (rowsOfSpecies[name] ?? []).sorted().flatMap { rows[$0]?.localNames ?? [] }
-        let document = SpeciesSearch.Document(scientificName: name, synonyms: synonyms, localNames: localNames)
-        let slot: Int32
-        if let existing = slotOfSpecies[name] {
-            slot = existing
-        } else {
-            slot = freeSlots.popLast() ?? Int32(documents.count)
-            if Int(slot) == documents.count { documents.append(nil) }
-            slotOfSpecies[name] = slot
-            nameOrderIsStale = true
-        }
-        documents[Int(slot)] = document
-        for trigram in Set(document.texts.flatMap(Self.trigrams(of:))) { Self.insert(slot, into: &trigrams[trigram, default: []]) }
-        for token in document.tokens {
-            if tokenSlots[token] == nil && !isLoading {
-                sortedTokens.insert(token, at: SpeciesSearch.firstIndex(notBefore: token, in: sortedTokens))
-            }
-            Self.insert(slot, into: &tokenSlots[token, default: []])
-        }
     }
 
     /// Takes a slot's document out of both indexes (the slot stays assigned).

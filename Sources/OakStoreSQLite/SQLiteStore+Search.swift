@@ -74,6 +74,8 @@ final class SearchIndexBox: @unchecked Sendable {
         }
     }
 
+    /// Applies the changes after the index's position: the species named, and the species that rows named
+    /// belong to now or belonged to before, get their documents set again from the database.
     private func catchUp(_ db: Database, to head: Int64) throws {
         guard let from = index.head, from < head, from >= (try SQLiteStore.compactedThrough(db)) else { return try reload(db, head: head) }
         let changed = try Row.fetchAll(
@@ -81,37 +83,50 @@ final class SearchIndexBox: @unchecked Sendable {
             cachedSQL: "SELECT entity, entity_key FROM change_log WHERE seq > ? AND entity IN ('species', 'notes') ORDER BY seq LIMIT ?",
             arguments: [from, SQLiteStore.changeFeedLimit + 1])
         guard changed.count <= SQLiteStore.changeFeedLimit else { return try reload(db, head: head) }
+        var due = Set<String>()
         for row in changed {
             let key: String = row["entity_key"]
             if row["entity"] == "species" {
-                let synonyms = try String?.fetchOne(db, cachedSQL: "SELECT synonyms FROM oak_entries WHERE scientific_name = ?", arguments: [key])
-                let rows = try db.fetchAll(
-                    cachedSQL: "SELECT uuid, id, local_names FROM species_sources WHERE scientific_name = ?", arguments: [key]
-                ) { (Self.rowKey($0), ColumnCoding.strings($0[2])) }
-                index.replaceSpecies(key, synonyms: synonyms.map(ColumnCoding.strings), rows: rows)
-            } else {
-                let current = try Row.fetchOne(
-                    db, cachedSQL: "SELECT scientific_name, local_names FROM species_sources WHERE uuid = ?", arguments: [key])
-                index.replaceRow(key, with: current.map { .init(species: $0["scientific_name"], localNames: ColumnCoding.strings($0["local_names"])) })
+                due.insert(key)
+            } else if let id = UUID(uuidString: key) {
+                let species = try String.fetchOne(
+                    db, cachedSQL: "SELECT scientific_name FROM species_sources WHERE uuid = ? AND \(Schema.hasNames("local_names"))",
+                    arguments: [key])
+                if let previous = index.setRow(id, species: species) { due.insert(previous) }
+                if let species { due.insert(species) }
             }
         }
+        for name in due { index.setSpecies(name, try Self.names(db, of: name)) }
         index.finish(at: head)
     }
 
-    private func reload(_ db: Database, head: Int64) throws {
-        let species = try db.fetchAll(cachedSQL: "SELECT scientific_name, synonyms FROM oak_entries") {
-            (name: $0[0] as String, synonyms: ColumnCoding.strings($0[1]))
-        }
-        let rows = try db.fetchAll(
-            cachedSQL: "SELECT uuid, id, scientific_name, local_names FROM species_sources WHERE \(Schema.hasNames("local_names"))"
-        ) { (key: Self.rowKey($0), row: SpeciesSearchIndex.SourceRow(species: $0[2], localNames: ColumnCoding.strings($0[3]))) }
-        index.load(species: species, rows: rows, head: head)
+    /// A species' synonyms and the local names of its source rows, or nil when there is no such species.
+    private static func names(_ db: Database, of name: String) throws -> SpeciesSearchIndex.Names? {
+        guard let synonyms = try String?.fetchOne(db, cachedSQL: "SELECT synonyms FROM oak_entries WHERE scientific_name = ?", arguments: [name])
+        else { return nil }
+        let localNames = try db.fetchAll(
+            cachedSQL: "SELECT local_names FROM species_sources WHERE scientific_name = ? AND \(Schema.hasNames("local_names")) ORDER BY id",
+            arguments: [name]
+        ) { ColumnCoding.strings($0[0]) }
+        return SpeciesSearchIndex.Names(synonyms: ColumnCoding.strings(synonyms), localNames: localNames.flatMap { $0 })
     }
 
-    /// A source row's key in the index: its note id, as the change log names it (rows older tools wrote
-    /// without one by their row id). The query's first two columns are `uuid` and `id`.
-    private static func rowKey(_ row: Row) -> String {
-        (row[0] as String?) ?? "#\(row[1] as Int64)"
+    private func reload(_ db: Database, head: Int64) throws {
+        var species = [String: SpeciesSearchIndex.Names]()
+        let synonyms = try db.fetchAll(cachedSQL: "SELECT scientific_name, synonyms FROM oak_entries") {
+            (name: $0[0] as String, synonyms: ColumnCoding.strings($0[1]))
+        }
+        for entry in synonyms { species[entry.name] = SpeciesSearchIndex.Names(synonyms: entry.synonyms, localNames: []) }
+        var speciesOfRow = [UUID: String]()
+        let rows = try db.fetchAll(
+            cachedSQL: "SELECT uuid, scientific_name, local_names FROM species_sources WHERE \(Schema.hasNames("local_names")) ORDER BY id"
+        ) { (id: ($0[0] as String?).flatMap(UUID.init(uuidString:)), species: $0[1] as String, localNames: ColumnCoding.strings($0[2])) }
+        for row in rows {
+            // Rows older tools wrote without a note id are never in the change log; their names count all the same.
+            if let id = row.id { speciesOfRow[id] = row.species }
+            species[row.species]?.localNames += row.localNames
+        }
+        index.load(species: species, speciesOfRow: speciesOfRow, head: head)
     }
 }
 
