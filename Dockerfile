@@ -18,10 +18,11 @@ RUN swift build -c release --product oak --static-swift-stdlib \
     && cp "$(swift build -c release --show-bin-path)/oak" /staging/ \
     && cp -R "$(swift build -c release --show-bin-path)"/*.resources /staging/
 
-# Runtime stage: the binary, its resource bundles, and the few system libraries it links.
+# Runtime stage: the binary, its resource bundles, and the system libraries it links (SQLite, the C++ runtime,
+# zlib), CA certificates for the CLI's HTTPS profiles and time zone data.
 FROM ubuntu:noble
 RUN apt-get update -qq \
-    && apt-get install -y -qq --no-install-recommends libsqlite3-0 libcurl4 ca-certificates tzdata \
+    && apt-get install -y -qq --no-install-recommends libsqlite3-0 libstdc++6 zlib1g ca-certificates tzdata \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin oak \
     && mkdir -p /data \
