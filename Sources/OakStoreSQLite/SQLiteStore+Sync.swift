@@ -209,8 +209,9 @@ extension SQLiteStore: SyncRepository {
             encoded = try appliedResult(db, id)
         }
         try db.execute(
-            cachedSQL: "INSERT INTO sync_receipts(digest, result, created_at) VALUES (?, ?, ?)",
-            arguments: [digest, String(decoding: encoded, as: UTF8.self), WireTime.formatPrecise(now)])
+            // Stamped by the database's clock, as tombstones are, since compaction removes both by one horizon.
+            cachedSQL: "INSERT INTO sync_receipts(digest, result, created_at) VALUES (?, ?, \(Schema.now))",
+            arguments: [digest, String(decoding: encoded, as: UTF8.self)])
         return encoded
     }
 

@@ -91,4 +91,22 @@ struct DailyMaintenanceTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).count == 2)
         #expect(try await env.count("SELECT COUNT(*) FROM change_log WHERE op = 'delete'") == 0)
     }
+
+    @Test("compaction keeps a fresh push receipt even when the server's note clock runs far behind: a re-sent push gets the same answer")
+    func compactionKeepsFreshReceipts() async throws {
+        // The test clock stands months before the real date; receipts and tombstones are stamped by the database's clock.
+        let env = try TestEnvironment()
+        let change = PushChange(
+            id: UUID(), op: .upsert, baseVersion: nil, updatedAt: env.clock.now,
+            note: PushedNote(scientificName: "alba", fields: NoteFields(leaf: "lobed")))
+        let first = try await env.store.push([change])
+        let service = MaintenanceService(
+            store: env.store, retention: .seconds(90 * 86_400), backups: BackupSettings(directory: env.directory.path, daily: false),
+            logger: Logger(label: "test"))
+        await service.compactOnce()
+        #expect(try await env.count("SELECT COUNT(*) FROM sync_receipts") == 1)
+        let again = try await env.store.push([change])
+        #expect(String(buffer: again) == String(buffer: first))
+        #expect(String(buffer: again).contains(#""status":"applied""#))
+    }
 }
