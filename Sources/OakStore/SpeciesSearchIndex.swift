@@ -43,9 +43,6 @@ package struct SpeciesSearchIndex {
 
     package init() {}
 
-    /// How many species are indexed.
-    package var count: Int { slotOfSpecies.count }
-
     /// Replaces everything with the given species and the species of each source row with local names.
     package mutating func load(species: [String: Names], speciesOfRow: [UUID: String], head: Int64) {
         self = SpeciesSearchIndex()
@@ -88,7 +85,7 @@ package struct SpeciesSearchIndex {
             nameOrderIsStale = true
         }
         documents[Int(slot)] = document
-        for trigram in Set(document.texts.flatMap(Self.trigrams(of:))) { Self.insert(slot, into: &trigrams[trigram, default: []]) }
+        for trigram in Self.trigrams(of: document) { Self.insert(slot, into: &trigrams[trigram, default: []]) }
         for token in document.tokens {
             if tokenSlots[token] == nil && !isLoading {
                 sortedTokens.insert(token, at: SpeciesSearch.firstIndex(notBefore: token, in: sortedTokens))
@@ -153,7 +150,7 @@ package struct SpeciesSearchIndex {
     private mutating func unindex(_ slot: Int32) {
         guard let document = documents[Int(slot)] else { return }
         documents[Int(slot)] = nil
-        for trigram in Set(document.texts.flatMap(Self.trigrams(of:))) {
+        for trigram in Self.trigrams(of: document) {
             Self.remove(slot, from: &trigrams[trigram, default: []])
             if trigrams[trigram]?.isEmpty == true { trigrams[trigram] = nil }
         }
@@ -165,6 +162,11 @@ package struct SpeciesSearchIndex {
                 if index < sortedTokens.count && sortedTokens[index] == token { sortedTokens.remove(at: index) }
             }
         }
+    }
+
+    /// The trigrams of all of a document's names, each once.
+    private static func trigrams(of document: SpeciesSearch.Document) -> Set<UInt32> {
+        Set(document.texts.flatMap(trigrams(of:)))
     }
 
     /// Every run of three bytes of a text, as a number.

@@ -117,7 +117,7 @@ struct ExportLayout: Sendable {
         _ db: Database, named names: Set<String>?, _ each: (_ name: String, _ object: [UInt8], _ rowIDs: [String]) throws -> Void
     ) throws {
         let statement = try db.cachedStatement(sql: names == nil ? ExportColumn.query : ExportColumn.namedQuery)
-        let arguments: StatementArguments = try names.map { [String(decoding: try JSONEncoder().encode(Array($0)), as: UTF8.self)] } ?? []
+        let arguments: StatementArguments = names.map { [ColumnCoding.json(Array($0))] } ?? []
         let rows = try Row.fetchCursor(statement, arguments: arguments)
         let columns = StatementColumns(statement)
         var object = JSONOutput(capacity: 64 << 10)

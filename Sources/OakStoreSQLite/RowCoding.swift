@@ -25,49 +25,12 @@ enum ColumnCoding {
     }
 
     /// The items of a JSON array of strings that have no escapes (`["a", "b"]`: nearly every list a file
-    /// holds), read without the JSON decoder, which took most of the time of reading many rows' lists; nil
-    /// for anything else (escapes, `null` items, other values, other text), which the decoder reads.
+    /// holds), found by `plainStringRanges` without the JSON decoder, which took most of the time of reading
+    /// many rows' lists; nil for anything else (escapes, `null` items, other values, other text).
     static func plainStringArray(_ text: String) -> [String]? {
         var text = text
-        return text.withUTF8 { bytes -> [String]? in
-            let quote = UInt8(ascii: "\"")
-            let backslash = UInt8(ascii: "\\")
-            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
-            var index = 0
-            func skipSpaces() { while index < bytes.count && isSpace(bytes[index]) { index += 1 } }
-            skipSpaces()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { return nil }
-            index += 1
-            var items: [String] = []
-            skipSpaces()
-            if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
-                index += 1
-            } else {
-                while true {
-                    guard index < bytes.count, bytes[index] == quote else { return nil }
-                    let start = index + 1
-                    index = start
-                    while index < bytes.count && bytes[index] != quote {
-                        // Escapes and control characters are the decoder's to judge.
-                        if bytes[index] == backslash || bytes[index] < 0x20 { return nil }
-                        index += 1
-                    }
-                    guard index < bytes.count else { return nil }
-                    items.append(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
-                    index += 1
-                    skipSpaces()
-                    guard index < bytes.count else { return nil }
-                    if bytes[index] == UInt8(ascii: "]") {
-                        index += 1
-                        break
-                    }
-                    guard bytes[index] == UInt8(ascii: ",") else { return nil }
-                    index += 1
-                    skipSpaces()
-                }
-            }
-            skipSpaces()
-            return index == bytes.count ? items : nil
+        return text.withUTF8 { bytes in
+            plainStringRanges(bytes)?.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
         }
     }
 

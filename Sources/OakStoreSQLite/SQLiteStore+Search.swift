@@ -48,10 +48,9 @@ extension SQLiteStore {
     func matchingSpecies(_ db: Database, _ search: SearchText, limit: Int) throws -> [Species] {
         let names = try searchIndex.withCurrent(db) { $0.search(search.rule, limit: limit) }
         guard !names.isEmpty else { return [] }
-        let json = String(decoding: try JSONEncoder().encode(names), as: UTF8.self)
         let species = try db.fetchAll(
             cachedSQL: "SELECT * FROM oak_entries WHERE scientific_name IN (SELECT value FROM json_each(?))",
-            arguments: [json], Species.init(row:))
+            arguments: [ColumnCoding.json(names)], Species.init(row:))
         let order = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
         return species.sorted { order[$0.scientificName, default: .max] < order[$1.scientificName, default: .max] }
     }
