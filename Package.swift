@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "OakModels", targets: ["OakModels"]),
         .library(name: "OakStore", targets: ["OakStore"]),
         .library(name: "OakStoreSQLite", targets: ["OakStoreSQLite"]),
+        .library(name: "OakStorePostgres", targets: ["OakStorePostgres"]),
         .library(name: "OakServer", targets: ["OakServer"]),
         .library(name: "OakClient", targets: ["OakClient"]),
         .library(name: "OakSync", targets: ["OakSync"]),
@@ -30,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(name: "OakModels"),
@@ -40,7 +42,8 @@ let package = Package(
                 "OakModels",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ]
+            ],
+            resources: [.copy("Resources/starter-dataset.json")]
         ),
         // The embedded SQLite backend (GRDB): migrations of existing files, change-log triggers, backups.
         .target(
@@ -52,8 +55,19 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            resources: [.copy("Resources/starter-dataset.json")]
+            ]
+        ),
+        // The PostgreSQL backend (PostgresNIO), for several `oak serve` instances on one database.
+        .target(
+            name: "OakStorePostgres",
+            dependencies: [
+                "OakModels",
+                "OakStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .target(
             name: "OakServer",

@@ -3,234 +3,43 @@ import GRDB
 import OakModels
 import OakStore
 
-/// Conversions between the database's text columns and the models.
-enum ColumnCoding {
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return encoder
-    }()
-
-    /// A list column as strings. Existing files hold these as JSON arrays, as the JSON text `null`, as empty
-    /// text and as plain comma-separated text: `null` and blank read as `[]`, comma text as its items, and
-    /// null or empty items of an array are left out.
-    static func strings(_ text: String?) -> [String] {
-        // Most list columns are empty: skip the JSON decoder for them.
-        guard let text, !isEmptyList(text) else { return [] }
-        if let list = plainStringArray(text) { return list.filter { !$0.isEmpty } }
-        if let data = text.data(using: .utf8), let list = try? JSONDecoder().decode([String?].self, from: data) {
-            return list.compactMap { $0 }.filter { !$0.isEmpty }
-        }
-        return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+extension Row: StoredRow {
+    package func text(_ column: String) -> String? {
+        self[column]
     }
 
-    /// The items of a JSON array of strings that have no escapes (`["a", "b"]`: nearly every list a file
-    /// holds), found by `plainStringRanges` without the JSON decoder, which took most of the time of reading
-    /// many rows' lists; nil for anything else (escapes, `null` items, other values, other text).
-    static func plainStringArray(_ text: String) -> [String]? {
-        var text = text
-        return text.withUTF8 { bytes in
-            plainStringRanges(bytes)?.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
-        }
-    }
-
-    /// A JSON-array text column of free-form values; `null`, blank or anything but an array reads as `[]`.
-    static func values(_ text: String?) -> [JSONValue] {
-        guard let text, !isEmptyList(text), let data = text.data(using: .utf8),
-            let list = try? JSONDecoder().decode([JSONValue].self, from: data)
-        else { return [] }
-        return list
-    }
-
-    /// Whether list text means an empty list: `[]`, the JSON text `null`, or blank.
-    static func isEmptyList(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { isEmptyList($0) }
-    }
-
-    /// JSON text for an array column.
-    static func json<T: Encodable>(_ value: [T]) -> String {
-        (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "[]"
-    }
-
-    /// A stored timestamp; rows written by older tools may lack one.
-    static func date(_ text: String?) -> Date {
-        text.flatMap(WireTime.parse) ?? Date(timeIntervalSince1970: 0)
-    }
-
-    /// A column name from a Swift case name: `closelyRelatedTo` is `closely_related_to`.
-    static func snakeCase(_ name: String) -> String {
-        name.map { $0.isUppercase ? "_\($0.lowercased())" : "\($0)" }.joined()
-    }
-
-    // Byte-level readers for the hand-written JSON of the export and sync pages (`JSONOutput`). Each
-    // recognizes the common stored form and returns nil for anything else, which then takes the paths above.
-
-    /// Whether list text means an empty list: `[]`, the JSON text `null`, or blank.
-    static func isEmptyList(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
-        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-        guard let first = text.firstIndex(where: { !blank($0) }) else { return true }
-        let last = text.lastIndex(where: { !blank($0) })!
-        let trimmed = UnsafeBufferPointer(rebasing: text[first...last])
-        return trimmed.elementsEqual("[]".utf8) || trimmed.elementsEqual("null".utf8)
-    }
-
-    /// Where the strings of a JSON array of strings without escape sequences are; nil for any other text.
-    static func plainStringRanges(_ text: UnsafeBufferPointer<UInt8>) -> [Range<Int>]? {
-        let quote = UInt8(ascii: "\"")
-        let backslash = UInt8(ascii: "\\")
-        var index = 0
-        func skipSpace() {
-            while index < text.count, text[index] == 0x20 || text[index] == 0x09 || text[index] == 0x0A || text[index] == 0x0D {
-                index += 1
-            }
-        }
-        func take(_ byte: UInt8) -> Bool {
-            guard index < text.count, text[index] == byte else { return false }
-            index += 1
-            skipSpace()
-            return true
-        }
-        skipSpace()
-        guard take(UInt8(ascii: "[")) else { return nil }
-        var ranges: [Range<Int>] = []
-        if !take(UInt8(ascii: "]")) {
-            repeat {
-                guard index < text.count, text[index] == quote else { return nil }
-                let start = index + 1
-                index = start
-                while index < text.count, text[index] != quote {
-                    guard text[index] >= 0x20, text[index] != backslash else { return nil }
-                    index += 1
-                }
-                guard index < text.count else { return nil }
-                ranges.append(start..<index)
-                index += 1
-                skipSpace()
-            } while take(UInt8(ascii: ","))
-            guard take(UInt8(ascii: "]")) else { return nil }
-        }
-        return index == text.count ? ranges : nil
-    }
-
-    /// The length of the whole-second part (`2025-01-10T14:20:00`) of a timestamp stored as
-    /// `2025-01-10T14:20:00.123Z` or `2025-01-10T14:20:00Z`; nil for any other text.
-    static func wholeSecondsPrefix(of text: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard text.count == 20 || (text.count == 24 && text[19] == UInt8(ascii: ".")), text.last == UInt8(ascii: "Z") else { return nil }
-        func number(_ range: Range<Int>, _ limits: ClosedRange<Int>) -> Bool {
-            var value = 0
-            for index in range {
-                guard (0x30...0x39).contains(text[index]) else { return false }
-                value = value * 10 + Int(text[index] - 0x30)
-            }
-            return limits.contains(value)
-        }
-        guard text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"), text[10] == UInt8(ascii: "T"),
-            text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"), number(0..<4, 1...9999), number(5..<7, 1...12), number(8..<10, 1...31),
-            number(11..<13, 0...23),
-            number(14..<16, 0...59), number(17..<19, 0...59), text.count == 20 || number(20..<23, 0...999)
-        else { return nil }
-        return 19
+    package func integer(_ column: String) -> Int64? {
+        self[column]
     }
 }
 
-extension Species {
-    init(row: Row) {
-        self.init(
-            scientificName: row["scientific_name"], author: row["author"], isHybrid: row["is_hybrid"] ?? false,
-            conservationStatus: row["conservation_status"], subgenus: row["subgenus"], section: row["section"],
-            subsection: row["subsection"], complex: row["complex"], parent1: row["parent1"], parent2: row["parent2"],
-            hybrids: ColumnCoding.strings(row["hybrids"]), closelyRelatedTo: ColumnCoding.strings(row["closely_related_to"]),
-            subspeciesVarieties: ColumnCoding.strings(row["subspecies_varieties"]),
-            synonyms: ColumnCoding.strings(row["synonyms"]), externalLinks: ColumnCoding.values(row["external_links"]))
-    }
-
-    package var columnValues: [String: (any DatabaseValueConvertible)?] {
-        [
-            "scientific_name": scientificName, "author": author, "is_hybrid": isHybrid,
-            "conservation_status": conservationStatus, "subgenus": subgenus, "section": section,
-            "subsection": subsection, "complex": complex, "parent1": parent1, "parent2": parent2,
-            "hybrids": ColumnCoding.json(hybrids), "closely_related_to": ColumnCoding.json(closelyRelatedTo),
-            "subspecies_varieties": ColumnCoding.json(subspeciesVarieties), "synonyms": ColumnCoding.json(synonyms),
-            "external_links": ColumnCoding.json(externalLinks),
-        ]
-    }
-}
-
-extension Taxon {
-    init?(row: Row) {
-        guard let level = TaxonLevel(rawValue: row["level"]) else { return nil }
-        self.init(
-            name: row["name"], level: level, parent: row["parent"], author: row["author"], notes: row["notes"],
-            links: ColumnCoding.values(row["links"]), speciesCount: row["species_count"])
-    }
-
-    package var columnValues: [String: (any DatabaseValueConvertible)?] {
-        [
-            "name": name, "level": level.rawValue, "parent": parent, "author": author, "notes": notes,
-            "links": ColumnCoding.json(links),
-        ]
-    }
-}
-
-extension Source {
-    init(row: Row) {
-        self.init(
-            id: row["id"], sourceType: row["source_type"] ?? "", name: row["name"] ?? "", description: row["description"],
-            author: row["author"], year: row["year"], url: row["url"], isbn: row["isbn"], doi: row["doi"],
-            notes: row["notes"], license: row["license"], licenseURL: row["license_url"], speciesCount: row["species_count"])
-    }
-
-    package var columnValues: [String: (any DatabaseValueConvertible)?] {
-        [
-            "source_type": sourceType, "name": name, "description": description, "author": author, "year": year,
-            "url": url, "isbn": isbn, "doi": doi, "notes": notes, "license": license, "license_url": licenseURL,
-        ]
-    }
-}
-
-extension SpeciesSource {
-    init(row: Row) {
-        let uuidText: String? = row["uuid"]
-        self.init(
-            id: row["id"], uuid: uuidText.flatMap(UUID.init(uuidString:)) ?? UUID(),
-            scientificName: row["scientific_name"], sourceId: row["source_id"],
-            localNames: ColumnCoding.strings(row["local_names"]), range: row["range"],
-            growthHabit: row["growth_habit"], leaves: row["leaves"], flowers: row["flowers"], fruits: row["fruits"],
-            bark: row["bark"], twigs: row["twigs"], buds: row["buds"], hardinessHabitat: row["hardiness_habitat"],
-            miscellaneous: row["miscellaneous"], url: row["url"], isPreferred: row["is_preferred"] ?? false,
-            createdAt: ColumnCoding.date(row["created_at"]), updatedAt: ColumnCoding.date(row["updated_at"]))
-    }
-
-    package var columnValues: [String: (any DatabaseValueConvertible)?] {
-        [
-            "uuid": uuid.uuidString.lowercased(), "scientific_name": scientificName, "source_id": sourceId,
-            "local_names": ColumnCoding.json(localNames), "range": range, "growth_habit": growthHabit,
-            "leaves": leaves, "flowers": flowers, "fruits": fruits, "bark": bark, "twigs": twigs, "buds": buds,
-            "hardiness_habitat": hardinessHabitat, "miscellaneous": miscellaneous, "url": url,
-            "is_preferred": isPreferred, "created_at": WireTime.formatPrecise(createdAt),
-            "updated_at": WireTime.formatPrecise(updatedAt),
-        ]
+extension StoredValue {
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .text(let text): text.databaseValue
+        case .integer(let number): number.databaseValue
+        case .null: .null
+        }
     }
 }
 
 extension Database {
     /// Inserts a row from column values, through a prepared statement cached by the connection.
-    package func insert(into table: String, _ values: [String: (any DatabaseValueConvertible)?]) throws {
+    package func insert(into table: String, _ values: [String: StoredValue]) throws {
         let columns = values.keys.sorted()
         let sql =
             "INSERT INTO \(table) (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-        try execute(cachedSQL: sql, arguments: StatementArguments(columns.map { values[$0] ?? nil }))
+        try execute(cachedSQL: sql, arguments: StatementArguments(columns.map { values[$0]?.databaseValue ?? .null }))
     }
 
     /// Updates the rows matching `condition` with column values.
     func update(
-        _ table: String, _ values: [String: (any DatabaseValueConvertible)?], where condition: String,
+        _ table: String, _ values: [String: StoredValue], where condition: String,
         _ arguments: StatementArguments
     ) throws {
         let columns = values.keys.sorted()
         let sql = "UPDATE \(table) SET \(columns.map { "\"\($0)\" = ?" }.joined(separator: ", ")) WHERE \(condition)"
-        try execute(cachedSQL: sql, arguments: StatementArguments(columns.map { values[$0] ?? nil }) + arguments)
+        try execute(cachedSQL: sql, arguments: StatementArguments(columns.map { values[$0]?.databaseValue ?? .null }) + arguments)
     }
 }
 

@@ -89,7 +89,7 @@ extension SQLiteStore {
             try db.update("sources", values, where: "id = ?", [source.id])
             summary.updated += 1
         } else {
-            values["id"] = source.id
+            values["id"] = StoredValue(source.id)
             try db.insert(into: "sources", values)
             summary.created += 1
         }

@@ -129,19 +129,7 @@ final class SearchIndexBox: @unchecked Sendable {
     }
 }
 
-/// What a search looks for: the query as a species name is normalized ("x bebbiana" is "× bebbiana",
-/// "Quercus alba" is "alba"), the species rule for it, and SQL for taxa and sources.
-struct SearchText {
-    let text: String
-    let rule: SpeciesSearch
-
-    init(_ query: String) throws {
-        if query.contains("\0") { throw OakError.invalid("q", "must not contain NUL characters") }
-        rule = SpeciesSearch(query: query)
-        text = rule.text
-        guard !text.isEmpty else { throw OakError.invalid("q", "is required") }
-    }
-
+extension SearchText {
     /// The arguments of the taxon and source queries: ?1 the text, ?2 the limit.
     func arguments(limit: Int) -> StatementArguments {
         [text, limit]

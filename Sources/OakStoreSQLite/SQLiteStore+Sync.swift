@@ -240,62 +240,40 @@ extension SQLiteStore: SyncRepository {
         return Data(json.bytes)
     }
 
+    /// Carries out the shared push rule (`PushPlan`) for one change.
     static func decide(_ db: Database, _ change: PushChange, now: Date) throws -> PushDecision {
-        let time = SyncRules.recordedTime(of: change.updatedAt, now: now)
         let current = try fetchNote(db, change.id)
         let tombstone = current == nil ? try fetchTombstone(db, change.id) : nil
-        let fastForward = { (version: Int64) in change.baseVersion == version }
-
-        switch change.op {
-        case .delete:
-            if let current {
-                guard fastForward(current.version) || SyncRules.wins(time, nil, over: current.updatedAt, current.fields) else {
-                    return .answer(PushResult(id: change.id, status: .stale, version: current.version, note: current))
-                }
-                let record = try fetchSpeciesSource(db, current.scientificName, current.sourceId)
-                try deleteSpeciesSource(db, record, at: time)
+        do {
+            switch try PushPlan.plan(for: change, current: current, tombstone: tombstone, now: now, storedName: { try storedName(db, $0) }) {
+            case .answer(let result):
+                return .answer(result)
+            case .delete(let note, let time):
+                try deleteSpeciesSource(db, try fetchSpeciesSource(db, note.scientificName, note.sourceId), at: time)
                 return .answer(PushResult(id: change.id, status: .applied, version: try fetchTombstone(db, change.id)?.version))
+            case .update(let fields, let time):
+                try saveNote(db, id: change.id, fields: fields, updatedAt: time)
+            case .unchanged:
+                break
+            case .insert(let name, let sourceId, let fields, let time):
+                var record = try newNoteRecord(db, id: change.id, name: name, sourceId: sourceId, fields: fields, at: time)
+                try insertChecked(db, &record)
             }
-            return .answer(PushResult(id: change.id, status: .applied, version: tombstone?.version))
-
-        case .upsert:
-            guard let body = change.note else {
-                return .answer(PushResult(id: change.id, status: .rejected, error: .invalid("note", "is required for an upsert")))
-            }
-            do {
-                if let current {
-                    guard try storedName(db, body.scientificName) == current.scientificName,
-                        (body.sourceId ?? Source.personalObservationID) == current.sourceId
-                    else { throw OakError.invalid("note.scientificName", "a note's species and source cannot change") }
-                    guard fastForward(current.version) || SyncRules.wins(time, body.fields, over: current.updatedAt, current.fields) else {
-                        return .answer(PushResult(id: change.id, status: .stale, version: current.version, note: current))
-                    }
-                    if body.fields != current.fields || time != current.updatedAt {
-                        try saveNote(db, id: change.id, fields: body.fields, updatedAt: time)
-                    }
-                } else {
-                    if let tombstone, !fastForward(tombstone.version), !SyncRules.wins(time, body.fields, over: tombstone.deletedAt, nil) {
-                        return .answer(PushResult(id: change.id, status: .stale, version: tombstone.version))
-                    }
-                    var record = try newNoteRecord(db, id: change.id, name: body.scientificName, sourceId: body.sourceId, fields: body.fields, at: time)
-                    try insertChecked(db, &record)
-                }
-            } catch let error as OakError where error.code == .conflict {
-                // Another device created the note for this species and source first: its note is the server's.
-                guard case .string(let otherID)? = error.details?["id"], let id = UUID(uuidString: otherID),
-                    let winner = try fetchNote(db, id)
-                else { throw error }
-                return .answer(PushResult(id: change.id, status: .stale, version: winner.version, note: winner))
-            } catch let error as OakError where error.code == .validationError || error.code == .notFound {
-                // A change the server cannot take (bad fields, an unknown species or source) is refused alone.
-                return .answer(PushResult(id: change.id, status: .rejected, error: error))
-            }
-            return .stored(change.id)
+        } catch let error as OakError where error.code == .conflict {
+            // Another device created the note for this species and source first: its note is the server's.
+            guard case .string(let otherID)? = error.details?["id"], let id = UUID(uuidString: otherID),
+                let winner = try fetchNote(db, id)
+            else { throw error }
+            return .answer(PushResult(id: change.id, status: .stale, version: winner.version, note: winner))
+        } catch let error as OakError {
+            guard case .answer(let result)? = PushPlan.rejection(of: change, error) else { throw error }
+            return .answer(result)
         }
+        return .stored(change.id)
     }
 
     /// A deleted note's tombstone: its version and when the delete happened.
-    static func fetchTombstone(_ db: Database, _ id: UUID) throws -> (version: Int64, deletedAt: Date)? {
+    static func fetchTombstone(_ db: Database, _ id: UUID) throws -> NoteTombstone? {
         guard
             let row = try Row.fetchOne(
                 db,
@@ -303,75 +281,14 @@ extension SQLiteStore: SyncRepository {
                     "SELECT seq, COALESCE(deleted_at, changed_at) AS deleted_at FROM change_log WHERE entity = 'notes' AND entity_key = ? AND op = 'delete'",
                 arguments: [id.uuidString.lowercased()])
         else { return nil }
-        return (row["seq"], ColumnCoding.date(row["deleted_at"]))
+        return NoteTombstone(version: row["seq"], deletedAt: ColumnCoding.date(row["deleted_at"]))
     }
 }
 
-/// The columns of the notes upserted in a range of the change log, in change order.
-enum PulledNoteColumn: Int32, CaseIterable {
-    case seq, uuid, scientificName, sourceId, localNames, range, growthHabit, leaves, fruits, bark, twigs, buds
-    case miscellaneous, url, createdAt, updatedAt, subgenus, section, subsection, complex
-    case flowers, hardinessHabitat, isPreferred
-
-    private var expression: String {
-        switch self {
-        case .seq: "c.seq"
-        case .subgenus, .section, .subsection, .complex: "e.\(self)"
-        default: "ss.\(ColumnCoding.snakeCase("\(self)"))"
-        }
-    }
-
-    private static let selection = """
-        SELECT \(allCases.map(\.expression).joined(separator: ", "))
-        FROM change_log c
-        JOIN species_sources ss ON ss.uuid = c.entity_key
-        JOIN oak_entries e ON e.scientific_name = ss.scientific_name
-        """
-
+extension PulledNoteColumn {
     /// The notes upserted after a sequence number, up to another (the two arguments).
     static let query = selection + " WHERE +c.entity = 'notes' AND +c.op = 'upsert' AND c.seq > ? AND c.seq <= ? ORDER BY c.seq"
 
     /// One note, by id.
     static let queryByKey = selection + " WHERE c.entity = 'notes' AND c.entity_key = ?"
-}
-
-extension JSONOutput {
-    private typealias Member = ColumnMember<PulledNoteColumn>
-
-    // A note's members (`Note` keys, sorted), around its `fields` and `taxonomy` objects.
-    private static let noteBeforeFields: [Member] = [Member("createdAt", .createdAt, .timestamp)]
-    private static let noteFields: [Member] = [
-        Member("acorn", .fruits), Member("bark", .bark), Member("buds", .buds), Member("commonNames", .localNames, .joinedList),
-        Member("fieldNotes", .miscellaneous), Member("form", .growthHabit), Member("leaf", .leaves), Member("rangeHabitat", .range),
-        Member("resources", .url), Member("twigs", .twigs),
-    ]
-    private static let noteReference: [Member] = [
-        Member("flowers", .flowers), Member("hardinessHabitat", .hardinessHabitat),
-    ]
-    private static let noteBeforeTaxonomy: [Member] = [
-        Member("id", .uuid, .uuid), Member("isPreferred", .isPreferred, .boolean), Member("scientificName", .scientificName),
-        Member("sourceId", .sourceId, .integer),
-    ]
-    private static let noteTaxonomy: [Member] = [
-        Member("complex", .complex), Member("section", .section, keepsNull: true), Member("subgenus", .subgenus, keepsNull: true),
-        Member("subsection", .subsection),
-    ]
-    private static let noteAfterTaxonomy: [Member] = [Member("updatedAt", .updatedAt, .timestamp), Member("version", .seq, .integer)]
-
-    /// A note from the columns of `PulledNoteColumn`.
-    mutating func pulledNote(_ columns: StatementColumns) throws {
-        raw("{")
-        try members(Self.noteBeforeFields, columns)
-        raw(#","fields":{"#)
-        try members(Self.noteFields, columns)
-        raw("}")
-        try members(Self.noteReference, columns, after: true)
-        raw(",")
-        try members(Self.noteBeforeTaxonomy, columns)
-        raw(#","taxonomy":{"#)
-        try members(Self.noteTaxonomy, columns)
-        raw("},")
-        try members(Self.noteAfterTaxonomy, columns)
-        raw("}")
-    }
 }

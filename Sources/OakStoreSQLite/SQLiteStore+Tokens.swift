@@ -21,8 +21,8 @@ extension SQLiteStore: TokenRepository {
             try db.insert(
                 into: "api_tokens",
                 [
-                    "name": name, "token_hash": Self.hash(secret), "abilities": token.abilities.map(\.rawValue).joined(separator: ","),
-                    "created_at": WireTime.formatPrecise(token.createdAt),
+                    "name": StoredValue(name), "token_hash": StoredValue(Self.hash(secret)),
+                    "abilities": StoredValue(token.abilities.map(\.rawValue).joined(separator: ",")), "created_at": StoredValue(token.createdAt),
                 ])
         }
         return (token, secret)

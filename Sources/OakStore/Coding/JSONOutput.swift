@@ -1,58 +1,55 @@
 import Foundation
-import GRDB
-import GRDBSQLite
 import OakModels
-import OakStore
 
 /// JSON written by hand, for the large documents (the export and sync pages): they are written straight
 /// from the columns of the rows being read, without models or `JSONEncoder` in between. Strings are
 /// escaped as `JSONEncoder` escapes them with `.withoutEscapingSlashes`. The bytes collect in an array
 /// (appending to it is cheaper than to a `ByteBuffer`) and go to the response buffer in large pieces.
-struct JSONOutput {
-    private(set) var bytes: [UInt8] = []
+package struct JSONOutput {
+    package private(set) var bytes: [UInt8] = []
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         bytes.reserveCapacity(capacity)
     }
 
     /// Literal JSON text (punctuation, keys).
-    mutating func raw(_ text: StaticString) {
+    package mutating func raw(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Already-encoded JSON.
-    mutating func raw(_ json: Data) {
+    package mutating func raw(_ json: Data) {
         bytes.append(contentsOf: json)
     }
 
     /// What another output holds.
-    mutating func append(_ other: JSONOutput) {
+    package mutating func append(_ other: JSONOutput) {
         bytes.append(contentsOf: other.bytes)
     }
 
-    mutating func clear() {
+    package mutating func clear() {
         bytes.removeAll(keepingCapacity: true)
     }
 
-    mutating func int(_ value: Int64) {
+    package mutating func int(_ value: Int64) {
         bytes.append(contentsOf: String(value).utf8)
     }
 
-    mutating func bool(_ value: Bool) {
+    package mutating func bool(_ value: Bool) {
         raw(value ? "true" : "false")
     }
 
-    mutating func null() {
+    package mutating func null() {
         raw("null")
     }
 
-    mutating func string(_ text: String) {
+    package mutating func string(_ text: String) {
         var text = text
         text.withUTF8 { string(utf8: $0) }
     }
 
     /// A JSON string from UTF-8 bytes: quotes, backslashes and control characters escaped, the rest as is.
-    mutating func string(utf8 text: UnsafeBufferPointer<UInt8>) {
+    package mutating func string(utf8 text: UnsafeBufferPointer<UInt8>) {
         raw(#"""#)
         stringContent(utf8: text)
         raw(#"""#)
@@ -96,7 +93,7 @@ struct JSONOutput {
     }
 
     /// An array of strings.
-    mutating func strings(_ list: [String]) {
+    package mutating func strings(_ list: [String]) {
         raw("[")
         for (index, item) in list.enumerated() {
             if index > 0 { raw(",") }
@@ -106,48 +103,37 @@ struct JSONOutput {
     }
 
     /// A value through `JSONEncoder` (sorted keys), for rare or small values.
-    mutating func encoded(_ value: some Encodable) throws {
+    package mutating func encoded(_ value: some Encodable) throws {
         bytes.append(contentsOf: try WireJSON.encoder.encode(value))
     }
 }
 
-/// The columns of the row a statement is positioned on, read in place (valid until the statement steps).
-struct StatementColumns {
-    let statement: SQLiteStatement
+/// The columns of the row a backend's query is positioned on, read in place: what the hand-written JSON
+/// of every backend is written from, so each wire shape is written once. Columns are numbered from 0.
+package protocol ColumnReader {
+    func isNull(_ index: Int32) -> Bool
+    /// An integer column (booleans are integers: 0 is false); NULL reads as 0.
+    func int(_ index: Int32) -> Int64
+    /// The UTF-8 text of a column, nil for NULL.
+    func withText<T>(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>?) throws -> T) rethrows -> T
+}
 
-    init(_ statement: Statement) {
-        self.statement = statement.sqliteStatement
-    }
-
-    func isNull(_ index: Int32) -> Bool {
-        sqlite3_column_type(statement, index) == SQLITE_NULL
-    }
-
-    func int(_ index: Int32) -> Int64 {
-        sqlite3_column_int64(statement, index)
-    }
-
-    /// The text of a column, nil for NULL.
-    func withText<T>(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>?) throws -> T) rethrows -> T {
-        guard !isNull(index), let text = sqlite3_column_text(statement, index) else { return try body(nil) }
-        return try body(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, index))))
-    }
-
-    func string(_ index: Int32) -> String? {
+extension ColumnReader {
+    package func string(_ index: Int32) -> String? {
         withText(index) { $0.map { String(decoding: $0, as: UTF8.self) } }
     }
 }
 
 extension JSONOutput {
     /// A text column as a JSON string, or null.
-    mutating func text(_ columns: StatementColumns, _ index: Int32) {
+    package mutating func text(_ columns: some ColumnReader, _ index: Int32) {
         columns.withText(index) { text in
             if let text { string(utf8: text) } else { null() }
         }
     }
 
     /// A UUID column, lowercased as the models write UUIDs.
-    mutating func uuid(_ columns: StatementColumns, _ index: Int32) {
+    package mutating func uuid(_ columns: some ColumnReader, _ index: Int32) {
         columns.withText(index) { text in
             guard let text, text.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) else {
                 return self.text(columns, index)
@@ -157,12 +143,12 @@ extension JSONOutput {
     }
 
     /// A boolean column (as the models read it: NULL is false).
-    mutating func bool(_ columns: StatementColumns, _ index: Int32) {
+    package mutating func bool(_ columns: some ColumnReader, _ index: Int32) {
         bool(columns.int(index) != 0)
     }
 
     /// A list column (JSON array text, or legacy comma-separated text) as an array of strings.
-    mutating func stringList(_ columns: StatementColumns, _ index: Int32) {
+    package mutating func stringList(_ columns: some ColumnReader, _ index: Int32) {
         columns.withText(index) { text in
             guard let text, !ColumnCoding.isEmptyList(text) else { return raw("[]") }
             guard let ranges = ColumnCoding.plainStringRanges(text), !ranges.contains(where: \.isEmpty) else {
@@ -178,7 +164,7 @@ extension JSONOutput {
     }
 
     /// A list column as one string joined by ", " (a note's `commonNames`), or null when the list is empty.
-    mutating func joinedList(_ columns: StatementColumns, _ index: Int32) {
+    package mutating func joinedList(_ columns: some ColumnReader, _ index: Int32) {
         columns.withText(index) { text in
             guard let text, !ColumnCoding.isEmptyList(text) else { return null() }
             guard let ranges = ColumnCoding.plainStringRanges(text), !ranges.contains(where: \.isEmpty) else {
@@ -196,7 +182,7 @@ extension JSONOutput {
     }
 
     /// A column of free-form JSON values (links) as an array.
-    mutating func valueList(_ columns: StatementColumns, _ index: Int32) throws {
+    package mutating func valueList(_ columns: some ColumnReader, _ index: Int32) throws {
         try columns.withText(index) { text in
             guard let text, !ColumnCoding.isEmptyList(text) else { return raw("[]") }
             try encoded(ColumnCoding.values(String(decoding: text, as: UTF8.self)))
@@ -204,7 +190,7 @@ extension JSONOutput {
     }
 
     /// A stored timestamp in the wire's whole-second form; the stored millisecond form is cut without parsing.
-    mutating func timestamp(_ columns: StatementColumns, _ index: Int32) {
+    package mutating func timestamp(_ columns: some ColumnReader, _ index: Int32) {
         columns.withText(index) { text in
             if let text, let seconds = ColumnCoding.wholeSecondsPrefix(of: text) {
                 raw(#"""#)
@@ -218,22 +204,22 @@ extension JSONOutput {
 }
 
 /// How a column's text becomes JSON.
-enum ColumnKind: Sendable {
+package enum ColumnKind: Sendable {
     case text, integer, boolean, stringList, joinedList, valueList, timestamp, uuid
 }
 
 /// A member of a JSON object written from a column: its key, the column, and how its text becomes JSON.
-struct ColumnMember<Column: RawRepresentable & Sendable>: Sendable where Column.RawValue == Int32 {
-    typealias Kind = ColumnKind
+package struct ColumnMember<Column: RawRepresentable & Sendable>: Sendable where Column.RawValue == Int32 {
+    package typealias Kind = ColumnKind
 
-    let key: StaticString
-    let column: Column
-    let kind: Kind
+    package let key: StaticString
+    package let column: Column
+    package let kind: Kind
     /// Whether a null value is written as `null`; otherwise (the rule of every response, see
     /// `KeyedEncodingContainer.encodeUnlessEmpty`) a null value or an empty list leaves the member out.
-    let keepsNull: Bool
+    package let keepsNull: Bool
 
-    init(_ key: StaticString, _ column: Column, _ kind: Kind = .text, keepsNull: Bool = false) {
+    package init(_ key: StaticString, _ column: Column, _ kind: Kind = .text, keepsNull: Bool = false) {
         self.key = key
         self.column = column
         self.kind = kind
@@ -241,9 +227,9 @@ struct ColumnMember<Column: RawRepresentable & Sendable>: Sendable where Column.
     }
 }
 
-extension StatementColumns {
+extension ColumnReader {
     /// Whether a column's value reads as null or as an empty list (only list columns' text is read).
-    func isEmptyValue(_ index: Int32, _ kind: ColumnKind) -> Bool {
+    package func isEmptyValue(_ index: Int32, _ kind: ColumnKind) -> Bool {
         guard !isNull(index) else { return true }
         switch kind {
         case .stringList, .joinedList:
@@ -268,7 +254,7 @@ extension JSONOutput {
     /// empty lists (but for `keepsNull` ones). `after` says whether the object already has a member (the
     /// first one written then gets a comma); returns whether it has one now.
     @discardableResult
-    mutating func members<Column>(_ list: [ColumnMember<Column>], _ columns: StatementColumns, after: Bool = false) throws -> Bool {
+    package mutating func members<Column>(_ list: [ColumnMember<Column>], _ columns: some ColumnReader, after: Bool = false) throws -> Bool {
         var separated = after
         for member in list {
             let index = member.column.rawValue

@@ -1,0 +1,78 @@
+import Foundation
+import OakModels
+
+/// A deleted note's tombstone in the change log: its version and when the delete happened.
+package struct NoteTombstone: Equatable, Sendable {
+    package var version: Int64
+    package var deletedAt: Date
+
+    package init(version: Int64, deletedAt: Date) {
+        self.version = version
+        self.deletedAt = deletedAt
+    }
+}
+
+/// What a pushed note change comes to, decided from what the server holds: the rule of push (fast-forward,
+/// else last-write-wins with the clock-skew clamp, tombstones included), written once for every backend.
+/// The backend carries the plan out in the push's transaction.
+package enum PushPlan: Equatable, Sendable {
+    /// Nothing to write; the change's result.
+    case answer(PushResult)
+    /// Delete the note's row; its tombstone records the delete at `at`.
+    case delete(Note, at: Date)
+    /// Write `fields` into the existing note, updated at `at`.
+    case update(fields: NoteFields, at: Date)
+    /// The note already holds this change: answer it as stored.
+    case unchanged
+    /// Create the note, which must pass the checks of a new note (species, source, one note per pair).
+    case insert(scientificName: String, sourceId: Int?, fields: NoteFields, at: Date)
+
+    /// Decides a change against the note as stored (`current`) or, when there is none, its tombstone.
+    /// `storedName` gives the name a species is stored under (a pushed name may differ in its hybrid sign).
+    package static func plan(
+        for change: PushChange, current: Note?, tombstone: NoteTombstone?, now: Date, storedName: (String) throws -> String
+    ) throws -> PushPlan {
+        let time = SyncRules.recordedTime(of: change.updatedAt, now: now)
+        let fastForward = { (version: Int64) in change.baseVersion == version }
+        let stale = { (note: Note) in PushPlan.answer(PushResult(id: change.id, status: .stale, version: note.version, note: note)) }
+
+        switch change.op {
+        case .delete:
+            guard let current else {
+                return .answer(PushResult(id: change.id, status: .applied, version: tombstone?.version))
+            }
+            guard fastForward(current.version) || SyncRules.wins(time, nil, over: current.updatedAt, current.fields) else {
+                return stale(current)
+            }
+            return .delete(current, at: time)
+
+        case .upsert:
+            guard let body = change.note else {
+                return .answer(PushResult(id: change.id, status: .rejected, error: .invalid("note", "is required for an upsert")))
+            }
+            guard let current else {
+                if let tombstone, !fastForward(tombstone.version), !SyncRules.wins(time, body.fields, over: tombstone.deletedAt, nil) {
+                    return .answer(PushResult(id: change.id, status: .stale, version: tombstone.version))
+                }
+                return .insert(scientificName: body.scientificName, sourceId: body.sourceId, fields: body.fields, at: time)
+            }
+            guard try storedName(body.scientificName) == current.scientificName,
+                (body.sourceId ?? Source.personalObservationID) == current.sourceId
+            else {
+                return rejection(of: change, .invalid("note.scientificName", "a note's species and source cannot change"))!
+            }
+            guard fastForward(current.version) || SyncRules.wins(time, body.fields, over: current.updatedAt, current.fields) else {
+                return stale(current)
+            }
+            return body.fields != current.fields || time != current.updatedAt ? .update(fields: body.fields, at: time) : .unchanged
+        }
+    }
+
+    /// The result of a change whose plan failed with `error`, when that error refuses the change alone (bad
+    /// fields, an unknown species or source): it changed nothing, and re-sending it is evaluated afresh.
+    /// Nil for other errors, which fail the whole push.
+    package static func rejection(of change: PushChange, _ error: OakError) -> PushPlan? {
+        guard error.code == .validationError || error.code == .notFound else { return nil }
+        return .answer(PushResult(id: change.id, status: .rejected, error: error))
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import OakModels
+import OakStore
+import Testing
+
+/// The push rule every backend carries out (`PushPlan`), decided without a database.
+@Suite("Push plan")
+struct PushPlanTests {
+    private let id = UUID(uuidString: "0B7E2C3D-4E5F-4A6B-8C7D-9E0F1A2B3C4D")!
+    private let stored = Date(timeIntervalSince1970: 1_767_268_800)
+    private let now = Date(timeIntervalSince1970: 1_767_272_400)
+
+    private func note(version: Int64 = 7, leaf: String = "lobed", at time: Date? = nil) -> Note {
+        Note(
+            id: id, scientificName: "alba", fields: NoteFields(leaf: leaf), sourceId: Source.personalObservationID,
+            createdAt: stored, updatedAt: time ?? stored, version: version)
+    }
+
+    private func change(
+        _ op: SyncOperation = .upsert, base: Int64? = 7, at time: Date, species: String = "alba", source: Int? = nil, leaf: String = "entire"
+    ) -> PushChange {
+        PushChange(
+            id: id, op: op, baseVersion: base, updatedAt: time,
+            note: op == .delete ? nil : PushedNote(scientificName: species, sourceId: source, fields: NoteFields(leaf: leaf)))
+    }
+
+    private func plan(_ change: PushChange, current: Note?, tombstone: NoteTombstone? = nil) throws -> PushPlan {
+        try PushPlan.plan(for: change, current: current, tombstone: tombstone, now: now, storedName: { $0 == "Quercus alba" ? "alba" : $0 })
+    }
+
+    @Test("an edit based on the stored version fast-forwards, even with an older clock")
+    func fastForward() throws {
+        let earlier = stored.addingTimeInterval(-60)
+        #expect(try plan(change(at: earlier), current: note()) == .update(fields: NoteFields(leaf: "entire"), at: earlier))
+    }
+
+    @Test("a concurrent edit wins by its later time and loses by an earlier one")
+    func lastWriteWins() throws {
+        let later = stored.addingTimeInterval(60)
+        #expect(try plan(change(base: 5, at: later), current: note()) == .update(fields: NoteFields(leaf: "entire"), at: later))
+        let result = try plan(change(base: 5, at: stored.addingTimeInterval(-60)), current: note())
+        #expect(result == .answer(PushResult(id: id, status: .stale, version: 7, note: note())))
+    }
+
+    @Test("a timestamp too far in the future is recorded as the server's time")
+    func clockSkewClamp() throws {
+        let future = now.addingTimeInterval(SyncRules.allowedClockSkew + 1)
+        #expect(try plan(change(base: 5, at: future), current: note()) == .update(fields: NoteFields(leaf: "entire"), at: now))
+    }
+
+    @Test("the same fields at the same time change nothing")
+    func unchanged() throws {
+        #expect(try plan(change(at: stored, leaf: "lobed"), current: note()) == .unchanged)
+    }
+
+    @Test("a note's species or source cannot change; a name the store knows under another spelling is the same species")
+    func speciesAndSourceAreFixed() throws {
+        #expect(try plan(change(at: stored.addingTimeInterval(1), species: "Quercus alba"), current: note()) != .unchanged)
+        for moved in [change(at: now, species: "rubra"), change(at: now, source: 1)] {
+            guard case .answer(let result) = try plan(moved, current: note()) else {
+                Issue.record("a moved note must be answered")
+                continue
+            }
+            #expect(result.status == .rejected)
+            #expect(result.error?.fieldErrors.map(\.field) == ["note.scientificName"])
+        }
+    }
+
+    @Test("an upsert without a note is rejected")
+    func upsertNeedsANote() throws {
+        let bare = PushChange(id: id, op: .upsert, baseVersion: nil, updatedAt: now, note: nil)
+        guard case .answer(let result) = try plan(bare, current: nil) else {
+            Issue.record("expected an answer")
+            return
+        }
+        #expect(result.status == .rejected)
+    }
+
+    @Test("a new note is inserted; after a delete, only a later edit or one based on the tombstone brings it back")
+    func tombstones() throws {
+        let insert = PushPlan.insert(scientificName: "alba", sourceId: nil, fields: NoteFields(leaf: "entire"), at: stored)
+        #expect(try plan(change(base: nil, at: stored), current: nil) == insert)
+        let tombstone = NoteTombstone(version: 9, deletedAt: stored.addingTimeInterval(30))
+        #expect(try plan(change(base: nil, at: stored), current: nil, tombstone: tombstone) == .answer(PushResult(id: id, status: .stale, version: 9)))
+        #expect(try plan(change(base: 9, at: stored), current: nil, tombstone: tombstone) == insert)
+        let later = stored.addingTimeInterval(60)
+        #expect(
+            try plan(change(base: nil, at: later), current: nil, tombstone: tombstone)
+                == .insert(scientificName: "alba", sourceId: nil, fields: NoteFields(leaf: "entire"), at: later))
+    }
+
+    @Test("a delete fast-forwards or wins by time; a delete of a deleted note is applied again with its tombstone's version")
+    func deletes() throws {
+        #expect(try plan(change(.delete, at: stored.addingTimeInterval(-60)), current: note()) == .delete(note(), at: stored.addingTimeInterval(-60)))
+        #expect(try plan(change(.delete, base: 3, at: now), current: note()) == .delete(note(), at: now))
+        #expect(
+            try plan(change(.delete, base: 3, at: stored.addingTimeInterval(-1)), current: note())
+                == .answer(PushResult(id: id, status: .stale, version: 7, note: note())))
+        #expect(
+            try plan(change(.delete, at: now), current: nil, tombstone: NoteTombstone(version: 12, deletedAt: stored))
+                == .answer(PushResult(id: id, status: .applied, version: 12)))
+    }
+
+    @Test("bad fields and unknown references refuse the change alone; other errors fail the push")
+    func rejections() {
+        let change = change(at: now)
+        #expect(PushPlan.rejection(of: change, .invalid("note.leaf", "is too long")) != nil)
+        #expect(PushPlan.rejection(of: change, .notFound("Species", "nope")) != nil)
+        #expect(PushPlan.rejection(of: change, OakError(.conflict, "taken")) == nil)
+    }
+}
