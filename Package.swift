@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         .target(name: "OakModels"),
@@ -64,6 +65,7 @@ let package = Package(
                 "OakModels",
                 "OakStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -151,7 +153,8 @@ let package = Package(
         .target(
             name: "OakTestSupport",
             dependencies: [
-                "OakServer", "OakStore", "OakStoreSQLite", "OakClient", "OakSync", "OakModels",
+                "OakServer", "OakStore", "OakStoreSQLite", "OakStorePostgres", "OakClient", "OakSync", "OakModels",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
@@ -175,7 +178,7 @@ let package = Package(
         .testTarget(
             name: "OakServerTests",
             dependencies: [
-                "OakServer", "OakStore", "OakStoreSQLite", "OakModels", "OakTestSupport",
+                "OakServer", "OakStore", "OakStoreSQLite", "OakStorePostgres", "OakModels", "OakTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

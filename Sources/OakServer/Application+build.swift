@@ -26,7 +26,11 @@ public func buildApplication(
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "oak",
             availableConnectionsDelegate: ConnectionCap(limit: configuration.maxConnections, logger: logger)),
-        services: [MaintenanceService(store: store, retention: configuration.tombstoneRetention, backups: configuration.backups, logger: logger)],
+        services: [
+            MaintenanceService(
+                store: store, backupStore: store as? any BackupRepository, retention: configuration.tombstoneRetention, backups: configuration.backups,
+                logger: logger)
+        ],
         logger: logger)
 }
 
@@ -79,7 +83,7 @@ private func addRoutes(
     NotesController(repository: store).addRoutes(to: writes(api.group("notes"), .notesWrite))
     SyncController(repository: store).addRoutes(to: writes(api.group("sync"), .notesWrite))
     AuthController(authenticator: authenticator).addRoutes(to: api.group("auth"))
-    BackupController(repository: store, settings: configuration.backups).addRoutes(to: writes(api.group("backup"), .admin))
+    BackupController(repository: store as? any BackupRepository, settings: configuration.backups).addRoutes(to: writes(api.group("backup"), .admin))
     OpenAPIController().addRoutes(to: api)
     return router
 }

@@ -7,6 +7,8 @@ import ServiceLifecycle
 /// tombstones older than the retention horizon and, when enabled, writes a backup (keeping the newest few).
 struct MaintenanceService: Service {
     let store: any SyncRepository & MaintenanceRepository
+    /// The store's backups, when the server owns the database file.
+    let backupStore: (any BackupRepository)?
     let retention: Duration
     let backups: BackupSettings
     let logger: Logger
@@ -48,8 +50,11 @@ struct MaintenanceService: Service {
     }
 
     func backupOnce() async {
+        guard let backupStore else {
+            return logger.warning("Daily backup skipped", metadata: ["error": "\(BackupController.notOwned.message)"])
+        }
         do {
-            let info = try await store.backup(into: backups.directory, keep: backups.keep)
+            let info = try await backupStore.backup(into: backups.directory, keep: backups.keep)
             logger.info("Daily backup written", metadata: ["file": .string(info.filename)])
         } catch {
             logger.error("Daily backup failed", metadata: ["error": "\(error)"])

@@ -67,8 +67,10 @@ public final class ServerMetrics: Sendable {
             registry.makeGauge(descriptor: Self.database("reads_in_flight", "Database reads running now.")).set(Double(status.readsInFlight))
             registry.makeGauge(descriptor: Self.database("writes_in_flight", "Database writes running or waiting now.")).set(Double(status.writesInFlight))
             registry.makeGauge(descriptor: Self.database("max_readers", "Reader connections the pool may open.")).set(Double(status.maxReaders))
-            registry.makeGauge(descriptor: Self.database("file", "Size of the database file and its write-ahead log.", unit: "bytes")).set(
-                Double(status.fileBytes))
+            if let fileBytes = status.fileBytes {
+                registry.makeGauge(descriptor: Self.database("file", "Size of the database file and its write-ahead log.", unit: "bytes")).set(
+                    Double(fileBytes))
+            }
         }
         registry.makeGauge(
             descriptor: MetricNameDescriptor(

@@ -43,4 +43,34 @@ public struct DataChanges: Sendable, Equatable {
         let normalized = Species.normalizedName(name)
         return normalized.hasPrefix(Species.hybridSign + " ") ? String(normalized.dropFirst(2)) : normalized
     }
+
+    /// Adds a change-log entry: its entity, its key and, for a note, the species its row belongs to now (nil
+    /// when the row is gone).
+    package mutating func add(entity: String, key: String, rowSpecies: String?) {
+        switch SyncEntity(rawValue: entity) {
+        case .species: species.insert(Self.bareName(key))
+        case .notes:
+            if let rowSpecies {
+                speciesWithChangedRows.insert(Self.bareName(rowSpecies))
+            } else {
+                unknownRows = true
+            }
+        case .taxa: taxa = true
+        case .sources: sources = true
+        case nil: everything = true
+        }
+    }
+
+    /// The most changes read at once; past it, everything counts as changed.
+    package static let feedLimit = 1000
+
+    /// SQL (both backends) of the change-log entries after a position (`$1`/`?1`), up to a limit, with the
+    /// species of each note's row.
+    package static func feedQuery(position: String, limit: String) -> String {
+        """
+        SELECT c.entity, c.entity_key, ss.scientific_name AS row_species
+        FROM change_log c LEFT JOIN species_sources ss ON c.entity = 'notes' AND ss.uuid = c.entity_key
+        WHERE c.seq > \(position) ORDER BY c.seq LIMIT \(limit)
+        """
+    }
 }

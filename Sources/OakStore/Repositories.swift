@@ -100,16 +100,21 @@ public protocol TokenRepository: Sendable {
     func authenticate(secret: String) async throws -> APIToken?
 }
 
-/// Operating the database: backups and pool state.
+/// Operating the database: pool state, and what the caches of answers derived from the data follow.
 public protocol MaintenanceRepository: Sendable {
-    /// Writes a consistent snapshot into `directory`, keeping only the newest `keep` there.
-    func backup(into directory: String, keep: Int) async throws -> BackupInfo
     /// What the connection pool is doing now.
     var poolStatus: PoolStatus { get }
     /// Changes whenever the data may have changed; answers derived from the data can be cached under it.
     func dataVersion() async throws -> DataVersion
     /// What changed after a change-log position (nil: only where the log is now); a short read.
-    func changes(after position: Int64?) throws -> DataChanges
+    func changes(after position: Int64?) async throws -> DataChanges
     /// Fills the in-memory search index, so the first search after a start does not wait for it.
     func prepareSearch() async throws
+}
+
+/// Backups of the whole database written by the server (`POST /backup`, `oak backup`, the daily backup), for
+/// a store whose database is a file the server owns. A database server is backed up with its own tools.
+public protocol BackupRepository: Sendable {
+    /// Writes a consistent snapshot into `directory`, keeping only the newest `keep` there.
+    func backup(into directory: String, keep: Int) async throws -> BackupInfo
 }

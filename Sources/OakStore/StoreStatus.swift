@@ -3,10 +3,11 @@ public struct PoolStatus: Sendable {
     public var readsInFlight: Int
     public var writesInFlight: Int
     public var maxReaders: Int
-    /// The size of the database's files (for SQLite, the file and its write-ahead log).
-    public var fileBytes: Int
+    /// The size of the database's files (for SQLite, the file and its write-ahead log); nil when the database
+    /// is a server's (PostgreSQL).
+    public var fileBytes: Int?
 
-    public init(readsInFlight: Int, writesInFlight: Int, maxReaders: Int, fileBytes: Int) {
+    public init(readsInFlight: Int, writesInFlight: Int, maxReaders: Int, fileBytes: Int?) {
         self.readsInFlight = readsInFlight
         self.writesInFlight = writesInFlight
         self.maxReaders = maxReaders

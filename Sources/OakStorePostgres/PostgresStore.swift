@@ -1,1 +1,183 @@
+import Foundation
+import Logging
+import NIOCore
+import OakModels
+import OakStore
 import PostgresNIO
+import Synchronization
+
+/// The PostgreSQL store, for several `oak serve` instances on one database. It serves the same API from the
+/// same schema as the SQLite store (`PostgresSchema`), through a pool of PostgresNIO connections.
+///
+/// What each instance derives from the data (the response cache, species records, the search index, the
+/// export) follows the shared change log, so a write through one instance is seen by the others' next
+/// read: `dataVersion()` reads the log's head from the database on every call.
+public final class PostgresStore: Sendable {
+    let client: PostgresClient
+    private let runner: Task<Void, Never>
+    let logger: Logger
+    let activity = PoolActivity()
+    let searchIndex = PostgresSearchIndex()
+    let exportCache = ExportCache<PostgresExport>()
+    /// The server's clock: note timestamps, push clamping. Tests inject a controlled one.
+    let clock: @Sendable () -> Date
+    let maxConnections: Int
+    private let closed = Atomic<Bool>(false)
+
+    /// Connects to the database at `url` (`postgres://user:password@host:port/database?sslmode=…`), creates
+    /// or migrates the schema, and adds the standard sources and (when `seedStarterData` and the database has
+    /// no species yet) the starter dataset.
+    public init(
+        url: String, seedStarterData: Bool = true, maxConnections: Int = 20, clock: @escaping @Sendable () -> Date = Date.init,
+        logger: Logger = Logger(label: "oak.postgres")
+    ) async throws {
+        var configuration = try PostgresURL.configuration(from: url)
+        configuration.options.maximumConnections = maxConnections
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.clock = clock
+        self.logger = logger
+        self.maxConnections = maxConnections
+        // Detached, as the client's own service: it ends when the store closes, not with a caller's service.
+        runner = Task.detached { await client.run() }
+        do {
+            try await migrate()
+            try await write { session in
+                try await Self.insertStandardSources(session)
+                if seedStarterData { try await Self.seedIfEmpty(session) }
+            }
+        } catch {
+            runner.cancel()
+            throw Self.describe(error)
+        }
+    }
+
+    deinit {
+        runner.cancel()
+    }
+
+    /// Closes every connection; later calls fail.
+    public func close() async {
+        closed.store(true, ordering: .releasing)
+        runner.cancel()
+        _ = await runner.value
+    }
+
+    /// The current time at the database's precision (milliseconds).
+    var now: Date { WireTime.milliseconds(clock()) }
+
+    // MARK: Transactions
+
+    /// Runs a write transaction. It first takes the change log's head row lock, which orders every writer
+    /// (see `PostgresSchema`); constraint violations the checks missed become 409s.
+    func write<T: Sendable>(_ updates: @Sendable (PostgresSession) async throws -> T) async throws -> T {
+        try checkOpen()
+        activity.begin(write: true)
+        defer {
+            activity.end(write: true)
+            activity.bumpGeneration()
+        }
+        do {
+            return try await client.withConnection { connection in
+                let session = PostgresSession(connection: connection, logger: logger)
+                return try await session.transaction("BEGIN") {
+                    try await session.execute("SELECT seq FROM change_log_head FOR UPDATE")
+                    return try await updates(session)
+                }
+            }
+        } catch {
+            throw Self.describe(error)
+        }
+    }
+
+    /// Runs reads in one snapshot (a repeatable-read, read-only transaction), for answers made of several
+    /// queries that must agree: a sync page and the head it reports, the export, the search index's catch-up.
+    func snapshot<T: Sendable>(_ reads: @Sendable (PostgresSession) async throws -> T) async throws -> T {
+        try checkOpen()
+        activity.begin(write: false)
+        defer { activity.end(write: false) }
+        do {
+            return try await client.withConnection { connection in
+                let session = PostgresSession(connection: connection, logger: logger)
+                return try await session.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { try await reads(session) }
+            }
+        } catch {
+            throw Self.describe(error)
+        }
+    }
+
+    /// Runs reads on one connection without a transaction: each statement sees the data as committed when
+    /// it starts.
+    func read<T: Sendable>(_ reads: @Sendable (PostgresSession) async throws -> T) async throws -> T {
+        try checkOpen()
+        activity.begin(write: false)
+        defer { activity.end(write: false) }
+        do {
+            return try await client.withConnection { connection in
+                try await reads(PostgresSession(connection: connection, logger: logger))
+            }
+        } catch {
+            throw Self.describe(error)
+        }
+    }
+
+    /// A closed store's pool would wait for connections that never come: it fails at once.
+    private func checkOpen() throws {
+        if closed.load(ordering: .acquiring) { throw OakError(.serviceUnavailable, "The store is closed") }
+    }
+
+    /// An error as the API reports it: constraint violations are 409s, others keep the server's message
+    /// (PostgresNIO's own description of a server error hides it).
+    static func describe(_ error: any Error) -> any Error {
+        guard let error = error as? PSQLError else { return error }
+        let message = error.serverInfo?[.message]
+        if let state = error.serverInfo?[.sqlState], state.hasPrefix("23") {
+            return OakError(.conflict, "The change conflicts with existing data: \(message ?? "constraint failed")")
+        }
+        let detail = message.map { "PostgreSQL: \($0)" } ?? "PostgreSQL: \(error.code)"
+        return OakError(.internalError, detail)
+    }
+
+    // MARK: Migrations
+
+    private func migrate() async throws {
+        try await client.withConnection { connection in
+            let session = PostgresSession(connection: connection, logger: logger)
+            try await session.transaction("BEGIN") {
+                try await session.execute("SELECT pg_advisory_xact_lock($1)", [.integer(PostgresSchema.migrationLock)])
+                try await session.execute("CREATE TABLE IF NOT EXISTS oak_migrations (name text PRIMARY KEY, applied_at text NOT NULL)")
+                let applied = Set(try await session.rows("SELECT name FROM oak_migrations").compactMap { $0.text("name") })
+                for migration in PostgresSchema.migrations where !applied.contains(migration.name) {
+                    try await session.script(migration.sql)
+                    try await session.execute(
+                        "INSERT INTO oak_migrations(name, applied_at) VALUES ($1, \(PostgresSchema.now))", [.text(migration.name)])
+                }
+            }
+        }
+    }
+
+    // MARK: Starter data
+
+    /// Inserts whichever of the three standard sources is missing (by id), leaving existing ones alone.
+    static func insertStandardSources(_ session: PostgresSession) async throws {
+        for source in StarterDataset.standardSources where try await !sourceExists(session, source.id) {
+            var values = source.columnValues
+            values["id"] = StoredValue(source.id)
+            try await session.insert(into: "sources", values)
+        }
+        // Ids given explicitly do not move the identity; new sources are numbered after the largest.
+        try await session.execute("SELECT setval(pg_get_serial_sequence('sources', 'id'), GREATEST((SELECT MAX(id) FROM sources), 1))")
+    }
+
+    /// Seeds taxa and species into a database that has no species yet, once.
+    static func seedIfEmpty(_ session: PostgresSession) async throws {
+        let seeded = try await session.text("SELECT value FROM import_metadata WHERE key = 'starter_dataset'")
+        let speciesCount = try await session.integer("SELECT COUNT(*) FROM oak_entries") ?? 0
+        guard seeded == nil, speciesCount == 0 else { return }
+        let document = try StarterDataset.load()
+        for taxon in document.taxa { try await session.insert(into: "taxa", taxon.columnValues) }
+        for species in document.species { try await session.insert(into: "oak_entries", species.columnValues) }
+        try await session.execute(
+            "INSERT INTO import_metadata(key, value) VALUES ('starter_dataset', $1)", [.text(WireTime.format(Date()))])
+    }
+}

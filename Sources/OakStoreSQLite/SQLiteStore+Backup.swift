@@ -3,7 +3,7 @@ import GRDB
 import OakModels
 import OakStore
 
-extension SQLiteStore: MaintenanceRepository {
+extension SQLiteStore: MaintenanceRepository, BackupRepository {
     /// Writes a consistent snapshot of the live database (`VACUUM INTO`) into `directory`, then keeps
     /// only the newest `keep` backups there. Restoring is copying the file back and starting on it.
     public func backup(into directory: String, keep: Int) async throws -> BackupInfo {

@@ -3,9 +3,6 @@ import OakModels
 import OakStore
 
 extension SQLiteStore {
-    /// The most changes read at once; past it, everything counts as changed.
-    static let changeFeedLimit = 1000
-
     /// What changed after `position` (nil: nothing is known yet, so only the head and listing version).
     /// A short read, so it can run under the read cache's lock.
     public func changes(after position: Int64?) throws -> DataChanges {
@@ -18,29 +15,13 @@ extension SQLiteStore {
             }
             let rows = try Row.fetchAll(
                 db,
-                cachedSQL: """
-                    SELECT c.entity, c.entity_key, ss.scientific_name AS row_species
-                    FROM change_log c LEFT JOIN species_sources ss ON c.entity = 'notes' AND ss.uuid = c.entity_key
-                    WHERE c.seq > ? ORDER BY c.seq LIMIT ?
-                    """,
-                arguments: [position, Self.changeFeedLimit + 1])
-            if rows.count > Self.changeFeedLimit {
+                cachedSQL: DataChanges.feedQuery(position: "?", limit: "?"), arguments: [position, DataChanges.feedLimit + 1])
+            if rows.count > DataChanges.feedLimit {
                 changes.everything = true
                 return changes
             }
             for row in rows {
-                switch SyncEntity(rawValue: row["entity"]) {
-                case .species: changes.species.insert(DataChanges.bareName(row["entity_key"]))
-                case .notes:
-                    if let name: String = row["row_species"] {
-                        changes.speciesWithChangedRows.insert(DataChanges.bareName(name))
-                    } else {
-                        changes.unknownRows = true
-                    }
-                case .taxa: changes.taxa = true
-                case .sources: changes.sources = true
-                case nil: changes.everything = true
-                }
+                changes.add(entity: row["entity"], key: row["entity_key"], rowSpecies: row["row_species"])
             }
             return changes
         }

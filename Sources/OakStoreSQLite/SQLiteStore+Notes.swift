@@ -7,13 +7,13 @@ extension SQLiteStore: NoteRepository {
     public func notes(species: String?, sourceId: Int) async throws -> [Note] {
         // Every note of a source can be thousands of rows.
         try await longRead { db in
-            var sql = "\(Self.noteSelect) WHERE ss.source_id = ?"
+            var sql = "\(StoreSQL.noteSelect) WHERE ss.source_id = ?"
             var arguments: StatementArguments = [sourceId]
             if let species {
                 sql += " AND ss.scientific_name = ?"
                 arguments += [try Self.storedName(db, species)]
             }
-            return try db.fetchAll(cachedSQL: sql + " ORDER BY ss.scientific_name, ss.id", arguments: arguments, Self.note(row:))
+            return try db.fetchAll(cachedSQL: sql + " ORDER BY ss.scientific_name, ss.id", arguments: arguments, Note.init(row:))
         }
     }
 
@@ -50,7 +50,7 @@ extension SQLiteStore: NoteRepository {
             var fields = current.fields
             input.fields.apply(to: &fields)
             var record = try Self.noteRecord(db, id: id, fields: fields)
-            try Self.checkVersion(current, expectedVersion)
+            try current.check(expectedVersion: expectedVersion)
             if let name = input.scientificName, try Self.storedName(db, name) != current.scientificName {
                 throw OakError.conflicting("scientificName", "a note's species cannot change; create a new note instead")
             }
@@ -75,40 +75,15 @@ extension SQLiteStore: NoteRepository {
 
     // MARK: Shared with sync
 
-    static let noteSelect = """
-        SELECT ss.*, e.subgenus, e.section, e.subsection, e.complex, c.seq AS version
-        FROM species_sources ss
-        JOIN oak_entries e ON e.scientific_name = ss.scientific_name
-        LEFT JOIN change_log c ON c.entity = 'notes' AND c.entity_key = ss.uuid
-        """
-
-    static func note(row: Row) -> Note {
-        let record = SpeciesSource(row: row)
-        return Note(
-            id: record.uuid, scientificName: record.scientificName,
-            taxonomy: NoteTaxonomy(subgenus: row["subgenus"], section: row["section"], subsection: row["subsection"], complex: row["complex"]),
-            fields: NoteFields(record), sourceId: record.sourceId, createdAt: record.createdAt, updatedAt: record.updatedAt,
-            version: row["version"] ?? 0, reference: NoteReference(record))
-    }
-
     static func fetchNote(_ db: Database, _ id: UUID) throws -> Note? {
-        try db.fetchOne(cachedSQL: "\(noteSelect) WHERE ss.uuid = ?", arguments: [id.uuidString.lowercased()], note(row:))
+        try db.fetchOne(cachedSQL: "\(StoreSQL.noteSelect) WHERE ss.uuid = ?", arguments: [id.uuidString.lowercased()], Note.init(row:))
     }
 
     /// The note, which must exist and, when a version is expected, be at that version.
     static func requireNote(_ db: Database, _ id: UUID, expectedVersion: Int64? = nil) throws -> Note {
         guard let note = try fetchNote(db, id) else { throw OakError.notFound("Note", id.uuidString.lowercased()) }
-        try checkVersion(note, expectedVersion)
+        try note.check(expectedVersion: expectedVersion)
         return note
-    }
-
-    /// A 412 when the note is no longer at the version an `If-Match` named.
-    static func checkVersion(_ note: Note, _ expectedVersion: Int64?) throws {
-        if let expectedVersion, expectedVersion != note.version {
-            throw OakError(
-                .preconditionFailed, "The note has changed since version \(expectedVersion); it is at version \(note.version)",
-                details: ["version": .number(Double(note.version))])
-        }
     }
 
     /// A new row for a note, after checking that its species and source exist (404 naming the field).
@@ -128,12 +103,7 @@ extension SQLiteStore: NoteRepository {
             throw OakError(
                 .conflict, "Species '\(species)' already has a note from source \(sourceId)", details: ["id": .string(existing)])
         }
-        var record = SpeciesSource(
-            uuid: id, scientificName: species, sourceId: sourceId, isPreferred: sourceId == Source.personalObservationID,
-            createdAt: time, updatedAt: time)
-        fields.apply(to: &record)
-        try record.validate()
-        return record
+        return try SpeciesSource.newNote(id: id, species: species, sourceId: sourceId, fields: fields, at: time)
     }
 
     /// A note's row with `fields` applied and validated (a 400 naming the column), not yet written.

@@ -26,14 +26,14 @@ extension SQLiteStore {
             let species = try matchingSpecies(db, search, limit: limit)
             let taxa = try db.fetchAll(
                 cachedSQL: """
-                    SELECT \(Self.taxonColumns) FROM taxa t WHERE \(SearchText.contains("name"))
+                    SELECT \(StoreSQL.taxonColumns) FROM taxa t WHERE \(SearchText.contains("name"))
                     ORDER BY \(SearchText.rank("name")), name, level LIMIT ?2
                     """,
                 arguments: search.arguments(limit: limit), Taxon.init(row:)
             ).compactMap { $0 }
             let sources = try db.fetchAll(
                 cachedSQL: """
-                    SELECT \(Self.sourceColumns) FROM sources s WHERE \(SearchText.contains("name"))
+                    SELECT \(StoreSQL.sourceColumns) FROM sources s WHERE \(SearchText.contains("name"))
                     ORDER BY \(SearchText.rank("name")), name, id LIMIT ?2
                     """,
                 arguments: search.arguments(limit: limit), Source.init(row:))
@@ -63,7 +63,7 @@ final class SearchIndexBox: @unchecked Sendable {
 
     /// Runs `body` on the index once it reflects the database as `db` sees it: filled on first use, then
     /// brought forward by the species and source rows the change log names since. Everything is read again
-    /// when the log was compacted past the index, names more than `SQLiteStore.changeFeedLimit` changes, or
+    /// when the log was compacted past the index, names more than `DataChanges.feedLimit` changes, or
     /// went backwards (another file put in place).
     func withCurrent<T>(_ db: Database, _ body: (SpeciesSearchIndex) throws -> T) throws -> T {
         try lock.withLock {
@@ -80,8 +80,8 @@ final class SearchIndexBox: @unchecked Sendable {
         let changed = try Row.fetchAll(
             db,
             cachedSQL: "SELECT entity, entity_key FROM change_log WHERE seq > ? AND entity IN ('species', 'notes') ORDER BY seq LIMIT ?",
-            arguments: [from, SQLiteStore.changeFeedLimit + 1])
-        guard changed.count <= SQLiteStore.changeFeedLimit else { return try reload(db, head: head) }
+            arguments: [from, DataChanges.feedLimit + 1])
+        guard changed.count <= DataChanges.feedLimit else { return try reload(db, head: head) }
         var due = Set<String>()
         for row in changed {
             let key: String = row["entity_key"]
@@ -89,7 +89,7 @@ final class SearchIndexBox: @unchecked Sendable {
                 due.insert(key)
             } else if let id = UUID(uuidString: key) {
                 let species = try String.fetchOne(
-                    db, cachedSQL: "SELECT scientific_name FROM species_sources WHERE uuid = ? AND \(Schema.hasNames("local_names"))",
+                    db, cachedSQL: "SELECT scientific_name FROM species_sources WHERE uuid = ? AND \(StoreSQL.hasNames("local_names"))",
                     arguments: [key])
                 if let previous = index.setRow(id, species: species) { due.insert(previous) }
                 if let species { due.insert(species) }
@@ -104,7 +104,7 @@ final class SearchIndexBox: @unchecked Sendable {
         guard let synonyms = try String?.fetchOne(db, cachedSQL: "SELECT synonyms FROM oak_entries WHERE scientific_name = ?", arguments: [name])
         else { return nil }
         let localNames = try db.fetchAll(
-            cachedSQL: "SELECT local_names FROM species_sources WHERE scientific_name = ? AND \(Schema.hasNames("local_names")) ORDER BY id",
+            cachedSQL: "SELECT local_names FROM species_sources WHERE scientific_name = ? AND \(StoreSQL.hasNames("local_names")) ORDER BY id",
             arguments: [name]
         ) { ColumnCoding.strings($0[0]) }
         return SpeciesSearchIndex.Names(synonyms: ColumnCoding.strings(synonyms), localNames: localNames.flatMap { $0 })
@@ -118,7 +118,7 @@ final class SearchIndexBox: @unchecked Sendable {
         for entry in synonyms { species[entry.name] = SpeciesSearchIndex.Names(synonyms: entry.synonyms, localNames: []) }
         var speciesOfRow = [UUID: String]()
         let rows = try db.fetchAll(
-            cachedSQL: "SELECT uuid, scientific_name, local_names FROM species_sources WHERE \(Schema.hasNames("local_names")) ORDER BY id"
+            cachedSQL: "SELECT uuid, scientific_name, local_names FROM species_sources WHERE \(StoreSQL.hasNames("local_names")) ORDER BY id"
         ) { (id: ($0[0] as String?).flatMap(UUID.init(uuidString:)), species: $0[1] as String, localNames: ColumnCoding.strings($0[2])) }
         for row in rows {
             // Rows older tools wrote without a note id are never in the change log; their names count all the same.

@@ -6,7 +6,7 @@ import OakStore
 extension SQLiteStore: SourceRepository {
     public func listSources() async throws -> [Source] {
         try read { db in
-            try db.fetchAll(cachedSQL: "SELECT \(Self.sourceColumns) FROM sources s ORDER BY id", Source.init(row:))
+            try db.fetchAll(cachedSQL: "SELECT \(StoreSQL.sourceColumns) FROM sources s ORDER BY id", Source.init(row:))
         }
     }
 
@@ -50,7 +50,7 @@ extension SQLiteStore: SourceRepository {
     }
 
     static func fetchSource(_ db: Database, _ id: Int) throws -> Source {
-        guard let source = try db.fetchOne(cachedSQL: "SELECT \(sourceColumns) FROM sources s WHERE id = ?", arguments: [id], Source.init(row:))
+        guard let source = try db.fetchOne(cachedSQL: "SELECT \(StoreSQL.sourceColumns) FROM sources s WHERE id = ?", arguments: [id], Source.init(row:))
         else { throw OakError.notFound("Source", String(id)) }
         return source
     }
@@ -59,6 +59,4 @@ extension SQLiteStore: SourceRepository {
         try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM sources WHERE id = ?)", arguments: [id]) ?? false
     }
 
-    /// A source's columns (of `sources s`) and `species_count`, the number of species with data from it.
-    static let sourceColumns = "s.*, (SELECT COUNT(*) FROM species_sources WHERE source_id = s.id) AS species_count"
 }

@@ -8,39 +8,17 @@ extension SQLiteStore: SyncRepository {
     public func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> ByteBuffer {
         try await longRead { db in
             let database = try Self.databaseID(db)
-            let position = try SyncCursor(parsing: cursor, database: database)
             let head = try Self.changeLogVersion(db)
-            let compacted = try Self.compactedThrough(db)
-            // A cursor is too old when tombstones it has not seen were compacted away.
-            let seenThrough = position.snapshotStart ?? position.sequence
-            if position.sequence > head {
-                // After a restore from a backup, say: the client has seen changes this database no longer has.
-                throw OakError(
-                    .gone,
-                    "The cursor is ahead of this server's change history (\(position.sequence) > \(head)); was the database restored from a backup? Pull again without a cursor",
-                    details: ["cursor": .string(cursor ?? ""), "head": .number(Double(head))])
-            }
-            if seenThrough > 0 && seenThrough < compacted {
-                throw OakError(
-                    .gone, "The cursor is older than the change history the server keeps; pull again without a cursor",
-                    details: ["cursor": .string(cursor ?? "")])
-            }
-            let snapshotStart = position.sequence == 0 ? head : position.snapshotStart
+            let window = try PullWindow(cursor: cursor, database: database, head: head, compactedThrough: try Self.compactedThrough(db))
+            let position = window.position
             let rows = try Row.fetchAll(
-                db, sql: Self.pageQuery(entities: entities, snapshotStart: snapshotStart), arguments: [position.sequence, limit + 1])
+                db, sql: Self.pageQuery(entities: entities, snapshotStart: window.snapshotStart), arguments: [position.sequence, limit + 1])
             let hasMore = rows.count > limit
             let page = rows.prefix(limit)
-            let lastSequence: Int64 = page.last?[0] ?? position.sequence
-            let next = SyncCursor(
-                database: database, sequence: hasMore ? lastSequence : head, snapshotStart: hasMore ? snapshotStart : nil)
             var json = JSONOutput(capacity: 64 * 1024 + page.count * 1024)
-            json.raw(#"{"changes":["#)
-            try Self.writeChanges(db, page, after: position.sequence, through: lastSequence, into: &json)
-            json.raw(#"],"cursor":"#)
-            json.string(next.description)
-            json.raw(#","hasMore":"#)
-            json.bool(hasMore)
-            json.raw("}")
+            json.beginPull()
+            try Self.writeChanges(db, page, after: position.sequence, through: page.last?[0] ?? position.sequence, into: &json)
+            json.endPull(cursor: window.next(hasMore: hasMore, lastSequence: page.last?[0]), hasMore: hasMore)
             return ByteBuffer(bytes: json.bytes)
         }
     }
@@ -132,24 +110,16 @@ extension SQLiteStore: SyncRepository {
                 record = records["\(entity)/\(key)"]
                 guard record != nil else { continue }
             }
-            json.raw(first ? #"{"entity":"# : #",{"entity":"#)
-            first = false
-            json.string(entity)
-            json.raw(#","key":"#)
-            json.string(key)
-            json.raw(#","op":"#)
-            json.string(op)
-            json.raw(#","record":"#)
-            if isNote {
-                try json.pulledNote(note)
-            } else if let record {
-                json.raw(record)
-            } else {
-                json.null()
+            try json.pulledChange(first: first, entity: entity, key: key, op: op, version: sequence) { json in
+                if isNote {
+                    try json.pulledNote(note)
+                } else if let record {
+                    json.raw(record)
+                } else {
+                    json.null()
+                }
             }
-            json.raw(#","version":"#)
-            json.int(sequence)
-            json.raw("}")
+            first = false
         }
         // `note` reads the statement the cursor steps; the cursor resets it when it goes.
         withExtendedLifetime(notes) {}
@@ -163,27 +133,12 @@ extension SQLiteStore: SyncRepository {
             if let entity = SyncEntity(rawValue: row[1]) { keys[entity, default: []].append(row[2]) }
         }
         var records: [String: Data] = [:]
-        func placeholders(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ",") }
-        func fetch(_ sql: String, _ chunk: [String]) throws -> [Row] {
-            try Row.fetchAll(db, sql: "\(sql) IN (\(placeholders(chunk.count)))", arguments: StatementArguments(chunk))
-        }
         for (entity, list) in keys {
             for chunk in stride(from: 0, to: list.count, by: 500).map({ Array(list[$0..<min($0 + 500, list.count)]) }) {
-                switch entity {
-                case .notes:
-                    continue
-                case .species:
-                    for species in try fetch("SELECT * FROM oak_entries WHERE scientific_name", chunk).map(Species.init(row:)) {
-                        records["species/\(species.scientificName)"] = try WireJSON.encoder.encode(species)
-                    }
-                case .taxa:
-                    for taxon in try fetch("SELECT * FROM taxa WHERE level || '/' || name", chunk).compactMap(Taxon.init(row:)) {
-                        records["taxa/\(taxon.level.rawValue)/\(taxon.name)"] = try WireJSON.encoder.encode(taxon)
-                    }
-                case .sources:
-                    for source in try fetch("SELECT * FROM sources WHERE CAST(id AS TEXT)", chunk).map(Source.init(row:)) {
-                        records["sources/\(source.id)"] = try WireJSON.encoder.encode(source)
-                    }
+                let placeholders = "(\(Array(repeating: "?", count: chunk.count).joined(separator: ",")))"
+                guard let sql = SyncRecords.query(entity, keysIn: placeholders) else { continue }
+                for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(chunk)) {
+                    if let record = try SyncRecords.encoded(entity, row) { records[record.key] = record.json }
                 }
             }
         }
@@ -227,15 +182,8 @@ extension SQLiteStore: SyncRepository {
         let statement = try db.cachedStatement(sql: PulledNoteColumn.queryByKey)
         let rows = try Row.fetchCursor(statement, arguments: [id.uuidString.lowercased()])
         guard try rows.next() != nil else { throw OakError.notFound("Note", id.uuidString.lowercased()) }
-        let columns = StatementColumns(statement)
         var json = JSONOutput(capacity: 1024)
-        json.raw(#"{"error":null,"id":"#)
-        json.string(id.uuidString.lowercased())
-        json.raw(#","note":"#)
-        try json.pulledNote(columns)
-        json.raw(#","status":"applied","version":"#)
-        json.int(columns.int(PulledNoteColumn.seq.rawValue))
-        json.raw("}")
+        try json.appliedPushResult(id: id, StatementColumns(statement))
         withExtendedLifetime(rows) {}
         return Data(json.bytes)
     }

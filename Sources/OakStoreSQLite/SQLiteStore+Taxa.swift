@@ -11,16 +11,11 @@ extension SQLiteStore: TaxonRepository {
         let query = sql
         return try read { db in
             try query.page(
-                db, select: Self.taxonColumns, from: "taxa t",
-                orderBy: "CASE level WHEN 'subgenus' THEN 0 WHEN 'section' THEN 1 WHEN 'subsection' THEN 2 ELSE 3 END, name",
+                db, select: StoreSQL.taxonColumns, from: "taxa t",
+                orderBy: StoreSQL.taxonOrder,
                 limit: limit, offset: offset, Taxon.init(row:))
         }
     }
-
-    /// A taxon's columns (of `taxa t`) and `species_count`, the number of species it holds.
-    static let taxonColumns = """
-        t.*, CASE t.level \(TaxonLevel.allCases.map { "WHEN '\($0.rawValue)' THEN (SELECT COUNT(*) FROM oak_entries WHERE \($0.rawValue) = t.name)" }.joined(separator: " ")) END AS species_count
-        """
 
     public func taxon(level: TaxonLevel, name: String) async throws -> Taxon {
         try read { db in try Self.fetchTaxon(db, level, name) }
@@ -73,7 +68,8 @@ extension SQLiteStore: TaxonRepository {
     static func fetchTaxon(_ db: Database, _ level: TaxonLevel, _ name: String) throws -> Taxon {
         guard
             let taxon = try db.fetchOne(
-                cachedSQL: "SELECT \(taxonColumns) FROM taxa t WHERE level = ? AND name = ?", arguments: [level.rawValue, name], Taxon.init(row:)) ?? nil
+                cachedSQL: "SELECT \(StoreSQL.taxonColumns) FROM taxa t WHERE level = ? AND name = ?", arguments: [level.rawValue, name], Taxon.init(row:))
+                ?? nil
         else { throw OakError.notFound("Taxon \(level.rawValue)", name) }
         return taxon
     }

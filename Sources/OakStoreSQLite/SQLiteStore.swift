@@ -6,7 +6,7 @@ import OakStore
 /// The embedded SQLite store: WAL mode, a pool of readers and one writer (GRDB `DatabasePool`).
 public final class SQLiteStore: Sendable {
     let pool: DatabasePool
-    let exportCache = ExportCache()
+    let exportCache = ExportCache<ExportLayout>()
     let searchIndex = SearchIndexBox()
     let activity = PoolActivity()
     /// The server's clock: note timestamps, push clamping. Tests inject a controlled one.
@@ -104,28 +104,4 @@ public final class SQLiteStore: Sendable {
 
     /// The current time at the database's precision (milliseconds).
     var now: Date { WireTime.milliseconds(clock()) }
-}
-
-/// Counts reads and writes in flight, and the writes made through this store.
-final class PoolActivity: @unchecked Sendable {
-    private let lock = NSLock()
-    private var reads = 0
-    private var writes = 0
-    private var generation: UInt64 = 0
-    /// The change-log head last read, and when (seconds, monotonic), to notice other processes' writes.
-    private var observedHead: Int64 = -1
-    private var observedAt: Double = -.infinity
-
-    func bumpGeneration() { lock.withLock { generation &+= 1 } }
-
-    /// The in-process write count, and whether the change-log head is due to be read again.
-    func generationState(now: Double, refreshAfter: Double) -> (generation: UInt64, head: Int64, due: Bool) {
-        lock.withLock { (generation, observedHead, now - observedAt >= refreshAfter) }
-    }
-
-    func observe(head: Int64, at now: Double) { lock.withLock { (observedHead, observedAt) = (head, now) } }
-
-    func begin(write: Bool) { lock.withLock { if write { writes += 1 } else { reads += 1 } } }
-    func end(write: Bool) { lock.withLock { if write { writes -= 1 } else { reads -= 1 } } }
-    var current: (reads: Int, writes: Int) { lock.withLock { (reads, writes) } }
 }

@@ -291,9 +291,6 @@ enum Schema {
         END;
         """
 
-    /// SQL: whether a `local_names` value (an SQL expression) holds any name.
-    static func hasNames(_ column: String) -> String { "(\(column) IS NOT NULL AND \(column) NOT IN ('', '[]'))" }
-
     // MARK: v11
 
     /// Search runs in memory (`SpeciesSearchIndex`): drops the full-text indexes of v3, v6 and v8 and their

@@ -6,7 +6,7 @@ import Testing
 struct CatalogRoutesTests {
     @Test("search across species, taxa and sources")
     func searchAcrossEverything() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let cerris = try await client.send(.get, "/api/v1/search?q=cerris").object()
             #expect(names(try #require(cerris["species"] as? [[String: Any]])).contains("cerris"))
@@ -22,13 +22,13 @@ struct CatalogRoutesTests {
 
     @Test("stats count species, hybrids, taxa, sources and notes")
     func stats() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             try await client.send(.post, "/api/v1/species/alba/sources", json: #"{"source_id": 3}"#)
             let stats = try await client.send(.get, "/api/v1/stats").object()
             let species = try #require(stats["species"] as? Int)
             #expect(species == (try await env.count("SELECT COUNT(*) FROM oak_entries")))
-            #expect(stats["hybrids"] as? Int == (try await env.count("SELECT COUNT(*) FROM oak_entries WHERE is_hybrid")))
+            #expect(stats["hybrids"] as? Int == (try await env.count("SELECT COUNT(*) FROM oak_entries WHERE is_hybrid <> 0")))
             #expect(stats["sources"] as? Int == 3)
             #expect(stats["notes"] as? Int == 1)
             let bySubgenus = try #require(stats["species_by_subgenus"] as? [String: Int])
@@ -38,7 +38,7 @@ struct CatalogRoutesTests {
 
     @Test("export has the quercus_data.json shape with embedded sources")
     func exportShape() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             try await client.send(.post, "/api/v1/species/alba/sources", json: #"{"source_id": 2, "leaves": "lobed"}"#)
             let response = try await client.send(.get, "/api/v1/export")
@@ -65,7 +65,7 @@ struct CatalogRoutesTests {
 
     @Test("export ETag is strong and stable; If-None-Match answers 304 until the data changes")
     func exportETag() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let first = try await client.send(.get, "/api/v1/export")
             let etag = try #require(first.headers[.eTag])
@@ -88,7 +88,7 @@ struct CatalogRoutesTests {
 
     @Test("health and readiness answer at the root and under /api/v1")
     func health() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             for path in ["/health", "/api/v1/health"] {
                 let response = try await client.send(.get, path)
@@ -105,9 +105,9 @@ struct CatalogRoutesTests {
 
     @Test("readiness answers 503 when the database is unreachable")
     func readinessUnavailable() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test(.live) { client in
-            try env.store.close()
+            try await env.closeStore()
             let response = try await client.send(.get, "/health/ready")
             #expect(response.status == .serviceUnavailable)
             #expect(try response.object()["status"] as? String == "unavailable")

@@ -12,7 +12,7 @@ struct ContractRulesTests {
 
     @Test("If-Match: an empty or malformed value is a 400 naming the header; a stale version a 412; surrounding blanks are ignored")
     func ifMatchForms() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let id = try #require(try await client.send(.post, "/api/v1/notes", json: Self.note).object()["id"] as? String)
             for value in ["", "abc", #""1"#, "W/", #""12345678901234567890""#] {
@@ -30,7 +30,7 @@ struct ContractRulesTests {
 
     @Test("an invalid body is a 400 even when its If-Match is stale, and nothing changes")
     func invalidBodyBeforePrecondition() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let id = try #require(try await client.send(.post, "/api/v1/notes", json: Self.note).object()["id"] as? String)
             let long = String(repeating: "a", count: 20_001)
@@ -43,7 +43,7 @@ struct ContractRulesTests {
 
     @Test("a note's species or source cannot change: 409 naming the field")
     func noteKeysConflict() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let id = try #require(try await client.send(.post, "/api/v1/notes", json: Self.note).object()["id"] as? String)
             let species = try await client.send(.put, "/api/v1/notes/\(id)", json: #"{"scientificName": "robur"}"#)
@@ -57,7 +57,7 @@ struct ContractRulesTests {
 
     @Test("a sync cursor that is not of the issued form is a 400; a well-formed one of another database a 410")
     func cursorForms() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             for cursor in [".62", "zz.1", "abc.-1", "abc.1.x", "abc.99999999999999999999"] {
                 let response = try await client.send(.get, "/api/v1/sync/pull?since=\(cursor)")
@@ -70,7 +70,7 @@ struct ContractRulesTests {
 
     @Test("a parent for a subgenus is a 409, on create and on update; a parent that does not exist a 404")
     func subgenusParent() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let created = try await client.send(.post, "/api/v1/taxa", json: #"{"name": "Novum", "level": "subgenus", "parent": "Quercus"}"#)
             #expect(created.status == .conflict)
@@ -86,7 +86,7 @@ struct ContractRulesTests {
 
     @Test("a species name sent on update is ignored but must still be a name: blank is a 400 and nothing changes")
     func speciesNameOnUpdate() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let blank = try await client.send(.patch, "/api/v1/species/alba", json: #"{"scientific_name": "\n\r", "conservation_status": "NT"}"#)
             #expect(blank.status == .badRequest)

@@ -39,7 +39,7 @@ final class LogCapture: @unchecked Sendable {
 struct HTTPBehaviourTests {
     @Test("CORS: allowed origins get headers, localhost on any port, other origins none")
     func cors() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let allowed = try await client.send(.get, "/api/v1/stats", headers: [.origin: "https://oakcompendium.org"])
             #expect(allowed.headers[.accessControlAllowOrigin] == "https://oakcompendium.org")
@@ -54,7 +54,7 @@ struct HTTPBehaviourTests {
 
     @Test("CORS preflight answers the allowed methods and headers")
     func preflight() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let response = try await client.send(
                 .options, "/api/v1/notes", key: nil,
@@ -69,7 +69,7 @@ struct HTTPBehaviourTests {
 
     @Test("a 429 still carries CORS headers, so a browser can read it")
     func corsOn429() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         var configuration = env.configuration
         configuration.rateLimits = RateLimits(readsPerSecond: 1)
         try await env.test(configuration: configuration, rateLimiter: RateLimiter(clock: { 0 })) { client in
@@ -82,7 +82,7 @@ struct HTTPBehaviourTests {
 
     @Test("gzip for responses over 1 KB when accepted; small responses and non-accepting clients get plain")
     func compression() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let large = try await client.send(.get, "/api/v1/species?limit=100", headers: [.acceptEncoding: "gzip, deflate"])
             #expect(large.headers[.contentEncoding] == "gzip")
@@ -99,7 +99,7 @@ struct HTTPBehaviourTests {
 
     @Test("every response carries X-Request-ID: the client's when sane, otherwise generated")
     func requestIDs() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let generated = try await client.send(.get, "/health")
             #expect(UUID(uuidString: generated.headers[.init("X-Request-ID")!] ?? "") != nil)
@@ -113,7 +113,7 @@ struct HTTPBehaviourTests {
 
     @Test("one structured log line per request; Authorization and X-API-Key values never appear in logs")
     func logging() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         let capture = LogCapture()
         var configuration = env.configuration
         configuration.logLevel = .trace
@@ -135,7 +135,7 @@ struct HTTPBehaviourTests {
 
     @Test("security headers everywhere; Cache-Control no-store except the export")
     func securityHeaders() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             for path in ["/api/v1/species/alba", "/nothing", "/health"] {
                 let response = try await client.send(.get, path)
@@ -150,7 +150,7 @@ struct HTTPBehaviourTests {
 
     @Test("request bodies over the cap answer 413 with the envelope")
     func bodyCap() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         let huge = #"{"scientific_name": "big", "author": "\#(String(repeating: "x", count: 1_100_000))"}"#
         try await env.test(.live) { client in
             let response = try await client.send(.post, "/api/v1/species", json: huge)
@@ -162,7 +162,7 @@ struct HTTPBehaviourTests {
 
     @Test("a body of undeclared length (chunked) is held to --max-body-size; a cap above the default is honored")
     func configuredBodyCap() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         var small = env.configuration
         small.maxBodySize = 2_000
         try await env.test(.live, configuration: small) { client in
@@ -189,7 +189,7 @@ struct HTTPBehaviourTests {
 
     @Test("unsupported content types answer 415, unknown routes 404 and wrong methods 405, all with the envelope")
     func hostileInput() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let xml = try await client.send(
                 .post, "/api/v1/species", json: "<species/>", headers: [.contentType: "application/xml"])
@@ -210,7 +210,7 @@ struct HTTPBehaviourTests {
 
     @Test("Allow names the methods of the route that serves the path: species/search is not species/{name}")
     func allowIsPerRoute() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             for method in [HTTPRequest.Method.options, .delete, .put] {
                 let search = try await client.send(method, "/api/v1/species/search?q=alba")
@@ -225,7 +225,7 @@ struct HTTPBehaviourTests {
 
     @Test("slow or abandoned connections time out")
     func idleTimeout() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         var configuration = env.configuration
         configuration.idleTimeout = .seconds(1)
         let app = buildApplication(configuration: configuration, store: env.store)
@@ -239,7 +239,7 @@ struct HTTPBehaviourTests {
 
     @Test("metrics: request counts and latency by route and status, and database pool gauges")
     func metrics() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             try await client.send(.get, "/api/v1/species/alba")
             try await client.send(.get, "/api/v1/species/nothing")

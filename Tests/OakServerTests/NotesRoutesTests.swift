@@ -12,7 +12,7 @@ struct NotesRoutesTests {
 
     @Test("list all notes as a JSON array with every field")
     func listNotes() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             try await client.send(.post, "/api/v1/notes", json: Self.albaNote)
             try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "robur", "fields": {"leaf": "auricles"}}"#)
@@ -31,7 +31,7 @@ struct NotesRoutesTests {
 
     @Test("filter notes by species; sourceId selects another source, default 3")
     func filterNotes() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             try await client.send(.post, "/api/v1/notes", json: Self.albaNote)
             try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "robur"}"#)
@@ -45,7 +45,7 @@ struct NotesRoutesTests {
 
     @Test("get a note by UUID; unknown is 404, malformed is 400, never 500")
     func getNote() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let created = try await client.send(.post, "/api/v1/notes", json: Self.albaNote).object()
             let id = try #require(created["id"] as? String)
@@ -63,7 +63,7 @@ struct NotesRoutesTests {
 
     @Test("create answers 201 with a server-assigned UUID, or the client's unused one")
     func createNote() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let created = try await client.send(.post, "/api/v1/notes", json: Self.albaNote)
             #expect(created.status == .created)
@@ -83,7 +83,7 @@ struct NotesRoutesTests {
 
     @Test("create for a species not in the database answers 404 naming the field")
     func createUnknownSpecies() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let response = try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "imaginaria"}"#)
             #expect(response.status == .notFound)
@@ -94,7 +94,7 @@ struct NotesRoutesTests {
 
     @Test("a second note for the same species and source answers 409 with the existing id")
     func duplicatePair() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let first = try await client.send(.post, "/api/v1/notes", json: Self.albaNote).object()
             let second = try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba"}"#)
@@ -105,7 +105,7 @@ struct NotesRoutesTests {
 
     @Test("sourceId defaults to 3 and source-3 rows are is_preferred")
     func defaultSourcePreferred() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let created = try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "ilex"}"#).object()
             #expect(created["sourceId"] as? Int == 3)
@@ -115,7 +115,7 @@ struct NotesRoutesTests {
 
     @Test("update answers 200 with updatedAt set to server time, whole-second RFC 3339 UTC")
     func updateNote() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let created = try await client.send(.post, "/api/v1/notes", json: Self.albaNote).object()
             let id = try #require(created["id"] as? String)
@@ -136,7 +136,7 @@ struct NotesRoutesTests {
 
     @Test("delete answers 204")
     func deleteNote() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let id = try #require(try await client.send(.post, "/api/v1/notes", json: Self.albaNote).object()["id"] as? String)
             let deleted = try await client.send(.delete, "/api/v1/notes/\(id)")
@@ -148,7 +148,7 @@ struct NotesRoutesTests {
 
     @Test("note reads are public; writes without a key or with a wrong key answer 401")
     func notesAuth() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             #expect(try await client.send(.get, "/api/v1/notes", key: nil).status == .ok)
             let anonymous = try await client.send(.post, "/api/v1/notes", json: Self.albaNote, key: nil)
@@ -161,7 +161,7 @@ struct NotesRoutesTests {
 
     @Test("a note written through /notes reads back through /species/{name}/sources/{id} with the mapped columns")
     func noteToSpeciesSource() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let note = try await client.send(.post, "/api/v1/notes", json: Self.albaNote).object()
             let row = try await client.send(.get, "/api/v1/species/alba/sources/3").object()
@@ -179,7 +179,7 @@ struct NotesRoutesTests {
 
     @Test("a species-source row written through its route reads back as a note")
     func speciesSourceToNote() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let row = try await client.send(
                 .post, "/api/v1/species/robur/sources",
@@ -204,12 +204,12 @@ struct NotesRoutesTests {
     @Test("an existing database's source-3 rows become notes with UUIDs stable across restarts")
     func legacyRowsBecomeNotes() async throws {
         let path = try makeLegacyFixture()
-        let first = try TestEnvironment(path: path)
+        let first = try await TestEnvironment(path: path)
         let ids = try await first.test { client in
             try await client.send(.get, "/api/v1/notes").array().compactMap { $0["id"] as? String }.sorted()
         }
         #expect(ids.count == 2)
-        let restarted = try TestEnvironment(path: path)
+        let restarted = try await TestEnvironment(path: path)
         let again = try await restarted.test { client in
             try await client.send(.get, "/api/v1/notes").array().compactMap { $0["id"] as? String }.sorted()
         }
@@ -218,7 +218,7 @@ struct NotesRoutesTests {
 
     @Test("If-Match: the ETag from GET allows the write; a mismatch answers 412; without it last write wins")
     func ifMatch() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let id = try #require(try await client.send(.post, "/api/v1/notes", json: Self.albaNote).object()["id"] as? String)
             let etag = try #require(try await client.send(.get, "/api/v1/notes/\(id)").headers[.eTag])
@@ -239,7 +239,7 @@ struct NotesRoutesTests {
 
     @Test("an update that changes nothing keeps the note's version and updatedAt")
     func noOpUpdate() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let created = try await client.send(.post, "/api/v1/notes", json: Self.albaNote).object()
             env.clock.advance(60)

@@ -17,7 +17,7 @@ struct OpenAPIContractTests {
 
     @Test("the served document is OpenAPI 3.1 and names exactly the registered routes")
     func documentMatchesRoutes() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         let registered = Set(
             buildRouter(configuration: env.configuration, store: env.store).routes
                 .filter { $0.method != .head && $0.method != .options }
@@ -37,7 +37,7 @@ struct OpenAPIContractTests {
 
     @Test("every documented operation describes its responses, and writes declare their security")
     func operationsAreDescribed() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         let document = try await Self.servedDocument(env)
         let paths = try #require(document["paths"] as? [String: [String: Any]])
         for (path, operations) in paths {

@@ -24,7 +24,7 @@ struct RateLimitTests {
 
     @Test("reads: 10 per second per IP, then 429 with Retry-After and the envelope; refilled after a second")
     func readLimit() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         let clock = FakeSeconds()
         let limiter = RateLimiter(clock: { clock.now })
         try await env.test(configuration: limited(env), rateLimiter: limiter) { client in
@@ -46,7 +46,7 @@ struct RateLimitTests {
 
     @Test("writes: 5 per second per IP, counted apart from reads")
     func writeLimit() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         let clock = FakeSeconds()
         try await env.test(configuration: limited(env), rateLimiter: RateLimiter(clock: { clock.now })) { client in
             for index in 0..<5 {
@@ -62,7 +62,7 @@ struct RateLimitTests {
 
     @Test("backups: 1 per minute")
     func backupLimit() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment(backend: .sqlite)
         let clock = FakeSeconds()
         try await env.test(configuration: limited(env), rateLimiter: RateLimiter(clock: { clock.now })) { client in
             #expect(try await client.send(.post, "/api/v1/backup").status == .created)
@@ -77,7 +77,7 @@ struct RateLimitTests {
 
     @Test("health endpoints are exempt")
     func healthExempt() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test(configuration: limited(env), rateLimiter: RateLimiter(clock: { 0 })) { client in
             for _ in 0..<30 {
                 let response = try await client.send(.get, "/health")
@@ -89,7 +89,7 @@ struct RateLimitTests {
 
     @Test("limits are configurable, including off")
     func configurable() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         var configuration = env.configuration
         configuration.rateLimits = RateLimits(readsPerSecond: 2)
         try await env.test(configuration: configuration, rateLimiter: RateLimiter(clock: { 0 })) { (client: any TestClientProtocol) async throws in
@@ -104,7 +104,7 @@ struct RateLimitTests {
 
     @Test("the client IP comes from a proxy header only when the trusted-proxy option is set")
     func proxyHeaders() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test(configuration: limited(env, trustProxy: true), rateLimiter: RateLimiter(clock: { 0 })) { client in
             for _ in 0..<10 { try await client.send(.get, "/api/v1/stats", headers: [.init("Fly-Client-IP")!: "203.0.113.7"]) }
             #expect(try await client.send(.get, "/api/v1/stats", headers: [.init("Fly-Client-IP")!: "203.0.113.7"]).status == .tooManyRequests)
@@ -120,7 +120,7 @@ struct RateLimitTests {
 
     @Test("IPv6 clients share a bucket per /64 network; other networks and IPv4 clients have their own")
     func ipv6Networks() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test(configuration: limited(env, trustProxy: true), rateLimiter: RateLimiter(clock: { 0 })) { client in
             var statuses: [String: HTTPResponse.Status] = [:]
             let addresses =

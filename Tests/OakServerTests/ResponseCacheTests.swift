@@ -19,7 +19,7 @@ struct ResponseCacheTests {
 
     @Test("small reads and the export are answered from memory until a write that alters them; large sync pages are not kept")
     func keepsWhatIsWorthIt() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         let calls = Calls()
         let router = Router(context: OakRequestContext.self)
         let cache = ResponseCache()
@@ -50,12 +50,12 @@ struct ResponseCacheTests {
     }
 
     @Test("over its bounds the cache drops the least recently used entry; after a change it drops only the entries the change can alter")
-    func dropsLeastRecentlyUsed() throws {
+    func dropsLeastRecentlyUsed() async throws {
         let cache = ResponseCache(maxEntries: 3, maxBytes: 1_000)
         func entry(_ size: Int) -> ResponseCache.Entry {
             .init(headers: [:], body: ByteBuffer(repeating: UInt8(ascii: "x"), count: size))
         }
-        let start = try cache.refresh(to: DataVersion(writes: 1, changeLogHead: 0)) { _ in DataChanges(head: 10, listingVersion: 1) }
+        let start = try await cache.catchUp(to: DataVersion(writes: 1, changeLogHead: 0)) { _ in DataChanges(head: 10, listingVersion: 1) }
         #expect(start == 10)
         for key in ["a", "b", "c"] { cache.store(entry(100), for: key, dependency: .anyChange, filledAt: start) }
         #expect(cache.entry(for: "a") != nil)
@@ -72,13 +72,13 @@ struct ResponseCacheTests {
 
         // A note of alba changed: alba's full record and anything-goes answers go; robur's record stays.
         let big = ResponseCache(maxEntries: 10, maxBytes: 10_000)
-        _ = try big.refresh(to: DataVersion(writes: 1, changeLogHead: 0)) { _ in DataChanges(head: 10, listingVersion: 1) }
+        _ = try await big.catchUp(to: DataVersion(writes: 1, changeLogHead: 0)) { _ in DataChanges(head: 10, listingVersion: 1) }
         let kept: [(String, ResponseCache.Dependency)] = [
             ("alba", .species("alba")), ("alba/full", .speciesFull("alba")), ("robur/full", .speciesFull("robur")),
             ("search", .listing), ("stats", .anyChange),
         ]
         for (key, dependency) in kept { big.store(entry(10), for: key, dependency: dependency, filledAt: 10) }
-        let position = try big.refresh(to: DataVersion(writes: 2, changeLogHead: 0)) { after in
+        let position = try await big.catchUp(to: DataVersion(writes: 2, changeLogHead: 0)) { after in
             #expect(after == 10)
             return DataChanges(head: 12, listingVersion: 1, speciesWithChangedRows: ["alba"])
         }
@@ -89,11 +89,11 @@ struct ResponseCacheTests {
         big.store(entry(10), for: "late", dependency: .anyChange, filledAt: 10)
         #expect(big.entry(for: "late") == nil)
         // The same version again reads nothing; a change log too far ahead drops everything.
-        _ = try big.refresh(to: DataVersion(writes: 2, changeLogHead: 0)) { _ in
+        _ = try await big.catchUp(to: DataVersion(writes: 2, changeLogHead: 0)) { _ in
             Issue.record("read changes for a version already checked")
             return DataChanges(head: 12, listingVersion: 1)
         }
-        _ = try big.refresh(to: DataVersion(writes: 3, changeLogHead: 0)) { _ in
+        _ = try await big.catchUp(to: DataVersion(writes: 3, changeLogHead: 0)) { _ in
             DataChanges(head: 5_000, listingVersion: 1, everything: true)
         }
         #expect(big.count == 0)
@@ -103,7 +103,7 @@ struct ResponseCacheTests {
         "a note edit drops its species' full record and what depends on everything; species records, other species, lists and searches stay until their own data changes"
     )
     func dropsOnlyWhatAChangeAlters() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         let calls = Calls()
         let router = Router(context: OakRequestContext.self)
         router.add(middleware: ResponseCacheMiddleware(cache: ResponseCache(), store: env.store))
@@ -152,7 +152,7 @@ struct ResponseCacheTests {
 
     @Test("every list and record kept answers with an ETag, gzipped too, and If-None-Match with that ETag answers 304")
     func etagsOnEveryList() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             for path in ["/api/v1/species?limit=50", "/api/v1/taxa", "/api/v1/sources", "/api/v1/species/alba", "/api/v1/notes"] {
                 let plain = try await client.send(.get, path)

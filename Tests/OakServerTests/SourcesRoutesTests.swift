@@ -6,7 +6,7 @@ import Testing
 struct SourcesRoutesTests {
     @Test("list sources as a bare array with the three standard sources")
     func listStandardSources() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let sources = try await client.send(.get, "/api/v1/sources").array()
             #expect(sources.compactMap { $0["id"] as? Int } == [1, 2, 3])
@@ -17,7 +17,7 @@ struct SourcesRoutesTests {
 
     @Test("create, get, update and delete a source")
     func crud() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let created = try await client.send(
                 .post, "/api/v1/sources", json: #"{"source_type": "book", "name": "Oaks of North America", "author": "A. Writer", "year": 2023}"#)
@@ -42,7 +42,7 @@ struct SourcesRoutesTests {
 
     @Test("missing sources answer 404 on get, update and delete")
     func notFound() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let get = try await client.send(.get, "/api/v1/sources/999")
             #expect(get.status == .notFound)
@@ -58,7 +58,7 @@ struct SourcesRoutesTests {
 
     @Test("create a source without required fields answers 400 naming each")
     func requiredFields() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let response = try await client.send(.post, "/api/v1/sources", json: #"{"year": 1999}"#)
             #expect(response.status == .badRequest)
@@ -70,7 +70,7 @@ struct SourcesRoutesTests {
 
     @Test("delete of a source that species data uses answers 409")
     func deleteBlocked() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             try await client.send(.post, "/api/v1/species/alba/sources", json: #"{"source_id": 2}"#)
             let response = try await client.send(.delete, "/api/v1/sources/2")
@@ -81,7 +81,7 @@ struct SourcesRoutesTests {
 
     @Test("sources routes work through a real socket")
     func liveSocket() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test(.live) { client in
             let created = try await client.send(.post, "/api/v1/sources", json: #"{"source_type": "paper", "name": "Live"}"#)
             #expect(created.status == .created)

@@ -16,7 +16,7 @@ struct SpeciesRecordsTests {
 
     @Test("a record read once answers every spelling and query of the name from memory, and a write of the species is seen at once")
     func heldUntilItsRowChanges() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment(backend: .sqlite)
         let records = SpeciesRecords(store: env.store)
         let router = Router(context: OakRequestContext.self)
         router.get("/api/v1/species/:name") { _, context in try await records.response(named: try context.pathParameter("name")) }
@@ -44,7 +44,7 @@ struct SpeciesRecordsTests {
             #expect(try await client.execute(uri: "/api/v1/species/alba?n=4", method: .get).body == edited.body)
 
             // Another program writing the file directly is seen within the second the store takes to notice.
-            try await DatabaseQueue(path: env.store.path).write { db in
+            try await DatabaseQueue(path: env.database).write { db in
                 try db.execute(sql: "UPDATE oak_entries SET author = 'Written by another tool' WHERE scientific_name = 'alba'")
             }
             try await Task.sleep(for: .milliseconds(1100))

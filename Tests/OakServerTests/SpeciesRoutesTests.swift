@@ -7,7 +7,7 @@ import Testing
 struct SpeciesRoutesTests {
     @Test("list species with pagination: limit, offset, total, hasMore")
     func listWithPagination() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let first = try await client.send(.get, "/api/v1/species?limit=10&offset=0")
             #expect(first.status == .ok)
@@ -31,7 +31,7 @@ struct SpeciesRoutesTests {
 
     @Test("limit above the maximum is clamped to 1000, not rejected; limit 0 is a 400; any offset is safe")
     func limitClamped() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let response = try await client.send(.get, "/api/v1/species?limit=5000")
             #expect(response.status == .ok)
@@ -51,7 +51,7 @@ struct SpeciesRoutesTests {
 
     @Test("filter species by subgenus, section, hybrid and source_id")
     func filters() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let cerris = try await client.send(.get, "/api/v1/species?subgenus=Cerris&limit=1000").data()
             #expect(!cerris.isEmpty)
@@ -79,7 +79,7 @@ struct SpeciesRoutesTests {
 
     @Test("filter species by subsection and complex")
     func subsectionAndComplexFilters() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             try await client.send(.put, "/api/v1/species/rubra", json: #"{"subsection": "Rubrae", "complex": "rubra complex"}"#)
             #expect(names(try await client.send(.get, "/api/v1/species?subsection=Rubrae").data()) == ["rubra"])
@@ -89,7 +89,7 @@ struct SpeciesRoutesTests {
 
     @Test("get a species; an unknown one is 404 with the envelope")
     func getAndNotFound() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let alba = try await client.send(.get, "/api/v1/species/alba")
             #expect(alba.status == .ok)
@@ -108,7 +108,7 @@ struct SpeciesRoutesTests {
 
     @Test("create a species answers 201; a duplicate answers 409")
     func createAndDuplicate() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let created = try await client.send(
                 .post, "/api/v1/species",
@@ -128,7 +128,7 @@ struct SpeciesRoutesTests {
 
     @Test("update a species answers 200 and merges: absent keys unchanged, null clears")
     func updateMerges() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let updated = try await client.send(.put, "/api/v1/species/alba", json: #"{"conservation_status": "NT", "author": null}"#)
             #expect(updated.status == .ok)
@@ -148,7 +148,7 @@ struct SpeciesRoutesTests {
 
     @Test("update or delete of a missing species answers 404")
     func updateDeleteMissing() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let update = try await client.send(.put, "/api/v1/species/ghost", json: #"{"author": "x"}"#)
             #expect(update.status == .notFound)
@@ -159,7 +159,7 @@ struct SpeciesRoutesTests {
 
     @Test("delete answers 204 and cascades to the species' source data")
     func deleteCascades() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             try await client.send(.post, "/api/v1/species/lyrata/sources", json: #"{"source_id": 3, "leaves": "lyre-shaped"}"#)
             #expect(try await env.count("SELECT COUNT(*) FROM species_sources WHERE scientific_name = 'lyrata'") == 1)
@@ -172,7 +172,7 @@ struct SpeciesRoutesTests {
 
     @Test("delete of a hybrid parent answers 409 listing details.blocking_hybrids")
     func deleteBlockedByHybrids() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let response = try await client.send(.delete, "/api/v1/species/macrocarpa")
             #expect(response.status == .conflict)
@@ -184,7 +184,7 @@ struct SpeciesRoutesTests {
 
     @Test("search species by scientific name, common name and synonym, ranked")
     func search() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             try await client.send(
                 .post, "/api/v1/species/alba/sources", json: #"{"source_id": 1, "local_names": ["White Oak", "Eastern white oak"]}"#)
@@ -212,7 +212,7 @@ struct SpeciesRoutesTests {
 
     @Test("full species embeds sources with source_name and source_url, preferred first, then source_id")
     func fullWithSources() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             try await client.send(.post, "/api/v1/species/alba/sources", json: #"{"source_id": 2, "leaves": "from OotW"}"#)
             try await client.send(.post, "/api/v1/species/alba/sources", json: #"{"source_id": 1, "leaves": "from iNat"}"#)
@@ -232,7 +232,7 @@ struct SpeciesRoutesTests {
 
     @Test("species routes work through a real socket")
     func liveSocket() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test(.live) { client in
             #expect(try await client.send(.get, "/api/v1/species/robur").object()["author"] as? String == "L.")
             let created = try await client.send(.post, "/api/v1/species", json: #"{"scientific_name": "livetest"}"#)

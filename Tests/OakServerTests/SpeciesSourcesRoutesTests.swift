@@ -6,7 +6,7 @@ import Testing
 struct SpeciesSourcesRoutesTests {
     @Test("create, list, get, update and delete a species' source data")
     func crud() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let created = try await client.send(
                 .post, "/api/v1/species/alba/sources",
@@ -37,7 +37,7 @@ struct SpeciesSourcesRoutesTests {
 
     @Test("source-3 rows default to preferred")
     func personalObservationPreferred() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let created = try await client.send(.post, "/api/v1/species/robur/sources", json: #"{"source_id": 3}"#)
             #expect(try created.object()["is_preferred"] as? Bool == true)
@@ -46,7 +46,7 @@ struct SpeciesSourcesRoutesTests {
 
     @Test("species sources of a missing species answer 404")
     func missingSpecies() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let list = try await client.send(.get, "/api/v1/species/ghost/sources")
             #expect(list.status == .notFound)
@@ -58,7 +58,7 @@ struct SpeciesSourcesRoutesTests {
 
     @Test("a missing species-source row answers 404 on get, update and delete")
     func missingRow() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             #expect(try await client.send(.get, "/api/v1/species/alba/sources/1").status == .notFound)
             let update = try await client.send(.put, "/api/v1/species/alba/sources/1", json: #"{"leaves": "x"}"#)
@@ -69,7 +69,7 @@ struct SpeciesSourcesRoutesTests {
 
     @Test("create without source_id answers 400, with an unknown one 404 (as the original); a second row for the pair answers 409")
     func sourceIdAndDuplicate() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let missing = try await client.send(.post, "/api/v1/species/alba/sources", json: #"{"leaves": "x"}"#)
             #expect(missing.status == .badRequest)
@@ -86,7 +86,7 @@ struct SpeciesSourcesRoutesTests {
 
     @Test("species sources routes work through a real socket")
     func liveSocket() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test(.live) { client in
             let created = try await client.send(.post, "/api/v1/species/ilex/sources", json: #"{"source_id": 1, "leaves": "holly-like"}"#)
             #expect(created.status == .created)

@@ -96,7 +96,7 @@ struct SyncModelTests {
     @Test("randomized: three clients, REST writes and pushes with re-sends and stale edits converge to last-write-wins")
     func randomizedConvergence() async throws {
         let seed: UInt64 = 20_261_121
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             var random = SeededRandom(seed: seed)
             var model = ReferenceModel()

@@ -63,7 +63,7 @@ struct SyncRoutesTests {
 
     @Test("every mutating route writes a change-log row that shows up in a pull")
     func everyMutationIsPulled() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             var cursor = try await client.pullAll().cursor
             for mutation in Self.mutations {
@@ -93,7 +93,7 @@ struct SyncRoutesTests {
 
     @Test("deleting a species leaves tombstones for its notes too")
     func cascadeTombstones() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let note = try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "lyrata"}"#).object()
             let cursor = try await client.pullAll().cursor
@@ -106,7 +106,7 @@ struct SyncRoutesTests {
 
     @Test("pull returns changes in sequence order with full records, the next cursor and hasMore")
     func pullPaging() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let first = try await client.send(.get, "/api/v1/sync/pull?limit=20").object()
             let changes = try #require(first["changes"] as? [[String: Any]])
@@ -132,7 +132,7 @@ struct SyncRoutesTests {
 
     @Test("no cursor means a full snapshot of the current state")
     func fullSnapshot() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let id = try #require(try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba"}"#).object()["id"] as? String)
             try await client.send(.delete, "/api/v1/notes/\(id)")
@@ -150,7 +150,7 @@ struct SyncRoutesTests {
 
     @Test("entities selects which kinds of change a pull carries; unknown ones answer 400")
     func entitiesFilter() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba"}"#)
             let notes = try await client.pullAll(entities: "notes").changes
@@ -165,7 +165,7 @@ struct SyncRoutesTests {
 
     @Test("tombstones older than the horizon are compacted; an older cursor answers 410 GONE")
     func compactionAndGone() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let id = try #require(try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba"}"#).object()["id"] as? String)
             let oldCursor = try await client.pullAll().cursor
@@ -190,7 +190,7 @@ struct SyncRoutesTests {
 
     @Test("/sync/changes is an alias of pull")
     func changesAlias() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let pull = try await client.send(.get, "/api/v1/sync/pull?entities=sources").object()
             let changes = try await client.send(.get, "/api/v1/sync/changes?entities=sources").object()
@@ -202,7 +202,7 @@ struct SyncRoutesTests {
 
     @Test("push needs write auth")
     func pushAuth() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let response = try await client.send(
                 .post, "/api/v1/sync/push", json: SyncWire.batch([SyncWire.change(UUID().uuidString, at: env.clock.now)]), key: nil)
@@ -212,7 +212,7 @@ struct SyncRoutesTests {
 
     @Test("a push of more than 500 changes answers 413")
     func pushTooLarge() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let changes = (0..<501).map { _ in SyncWire.change(UUID().uuidString, at: env.clock.now) }
             let response = try await client.send(.post, "/api/v1/sync/push", json: SyncWire.batch(changes))
@@ -224,7 +224,7 @@ struct SyncRoutesTests {
 
     @Test("push answers applied with the new version, stale with the server copy, rejected with the error")
     func pushResults() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let id = UUID().uuidString.lowercased()
             let now = env.clock.now
@@ -246,7 +246,7 @@ struct SyncRoutesTests {
 
     @Test("a change whose baseVersion equals the server version fast-forwards whatever the clocks say")
     func fastForward() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let id = UUID().uuidString.lowercased()
             let now = env.clock.now
@@ -262,7 +262,7 @@ struct SyncRoutesTests {
 
     @Test("a true conflict is decided by last write wins on updatedAt, ties broken deterministically")
     func lastWriteWins() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let id = UUID().uuidString.lowercased()
             let t0 = env.clock.now.addingTimeInterval(-600)
@@ -287,7 +287,7 @@ struct SyncRoutesTests {
 
     @Test("a delete is compared with updates by its own timestamp")
     func deleteTimestamp() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let id = UUID().uuidString.lowercased()
             let t0 = env.clock.now.addingTimeInterval(-600)
@@ -310,7 +310,7 @@ struct SyncRoutesTests {
 
     @Test("resending an identical change returns the same result and changes nothing")
     func idempotentResend() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let id = UUID().uuidString.lowercased()
             let change = SyncWire.change(id, at: env.clock.now, bark: "once")
@@ -326,7 +326,7 @@ struct SyncRoutesTests {
 
     @Test("timestamps more than 5 minutes in the future are clamped to server time")
     func futureClamped() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let id = UUID().uuidString.lowercased()
             let results = try await client.push([SyncWire.change(id, at: env.clock.now.addingTimeInterval(86_400), bark: "from the future")])
@@ -339,7 +339,7 @@ struct SyncRoutesTests {
 
     @Test("two devices creating a note for the same species and source: the second gets stale with the server's note")
     func twoDevicesCreate() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let first = UUID().uuidString.lowercased()
             let second = UUID().uuidString.lowercased()
@@ -353,7 +353,7 @@ struct SyncRoutesTests {
 
     @Test("a full snapshot pages to the end even after tombstones were compacted, and sees deletes made while paging")
     func pagedSnapshotAfterCompaction() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let doomed = try #require(try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba"}"#).object()["id"] as? String)
             try await client.send(.delete, "/api/v1/notes/\(doomed)")
@@ -380,7 +380,7 @@ struct SyncRoutesTests {
 
     @Test("a species' taxonomy change is a change of its notes")
     func taxonomyChangeReachesNotes() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let note = try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "rubra"}"#).object()
             let cursor = try await client.pullAll(entities: "notes").cursor
@@ -396,7 +396,7 @@ struct SyncRoutesTests {
 
     @Test("a rejected change re-sent after its cause is fixed is applied")
     func rejectedThenFixed() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let change = SyncWire.change(UUID().uuidString.lowercased(), at: env.clock.now, species: "futura", bark: "x")
             #expect(try await client.push([change])[0]["status"] as? String == "rejected")

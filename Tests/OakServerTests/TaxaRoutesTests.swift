@@ -6,7 +6,7 @@ import Testing
 struct TaxaRoutesTests {
     @Test("list taxa with level and parent filters")
     func listWithFilters() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let all = try await client.send(.get, "/api/v1/taxa")
             #expect(all.status == .ok)
@@ -23,7 +23,7 @@ struct TaxaRoutesTests {
 
     @Test("invalid taxon level answers 400")
     func invalidLevel() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let list = try await client.send(.get, "/api/v1/taxa?level=genus")
             #expect(list.status == .badRequest)
@@ -38,7 +38,7 @@ struct TaxaRoutesTests {
 
     @Test("get a taxon; an unknown one is 404")
     func getAndNotFound() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let section = try await client.send(.get, "/api/v1/taxa/section/Lobatae")
             #expect(section.status == .ok)
@@ -53,7 +53,7 @@ struct TaxaRoutesTests {
 
     @Test("create, update and delete a taxon")
     func createUpdateDelete() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let created = try await client.send(
                 .post, "/api/v1/taxa",
@@ -77,7 +77,7 @@ struct TaxaRoutesTests {
 
     @Test("a taxon's parent must exist one level up")
     func parentMustExist() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let response = try await client.send(.post, "/api/v1/taxa", json: #"{"name": "Orphans", "level": "section", "parent": "Nope"}"#)
             #expect(response.status == .notFound)
@@ -87,7 +87,7 @@ struct TaxaRoutesTests {
 
     @Test("update or delete of a missing taxon answers 404")
     func missingTaxon() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let update = try await client.send(.put, "/api/v1/taxa/section/Nowhere", json: #"{"notes": "x"}"#)
             #expect(update.status == .notFound)
@@ -98,7 +98,7 @@ struct TaxaRoutesTests {
 
     @Test("delete of a taxon with children or species answers 409 with what blocks it")
     func deleteBlocked() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let subgenus = try await client.send(.delete, "/api/v1/taxa/subgenus/Cerris")
             #expect(subgenus.status == .conflict)
@@ -112,7 +112,7 @@ struct TaxaRoutesTests {
 
     @Test("taxa routes work through a real socket")
     func liveSocket() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test(.live) { client in
             let response = try await client.send(.get, "/api/v1/taxa/subgenus/Quercus")
             #expect(try response.object()["author"] as? String == "L.")

@@ -6,23 +6,45 @@ import Logging
 import OakModels
 import OakServer
 import OakStore
+import OakStorePostgres
 import OakStoreSQLite
 import OakTestSupport
 import Testing
 
-/// A fresh database file in its own temporary directory, with the app built on it.
+/// A fresh database of its own, on the backend the suites run on (`TestBackend.current`), with the app built on it.
 struct TestEnvironment {
     static let ownerKey = "test-owner-key-0123456789"
     let directory: URL
-    let store: SQLiteStore
+    let backend: TestBackend
+    let store: any CompendiumStore
+    /// The database file, or the PostgreSQL database's URL.
+    let database: String
 
     let clock: TestClock
 
-    init(seed: Bool = true, clock: TestClock = TestClock(), path: String? = nil) throws {
+    /// A store on `backend`; `path` opens an existing SQLite file (and so means SQLite).
+    init(backend: TestBackend = .current, seed: Bool = true, clock: TestClock = TestClock(), path: String? = nil) async throws {
         directory = temporaryDirectory("oak-tests")
         self.clock = clock
-        store = try SQLiteStore(
-            path: path ?? directory.appendingPathComponent("oak.db").path, seedStarterData: seed, clock: { clock.now })
+        if let path {
+            self.backend = .sqlite
+            store = try SQLiteStore(path: path, seedStarterData: seed, clock: { clock.now })
+            database = path
+        } else {
+            self.backend = backend
+            (store, database) = try await temporaryStore(backend, seed: seed, clock: { clock.now })
+        }
+    }
+
+    /// The SQLite store, for what only it does (backups, its file); fails the test on another backend.
+    var sqlite: SQLiteStore {
+        get throws { try #require(store as? SQLiteStore, "this test needs the SQLite store") }
+    }
+
+    /// Closes the store's connections: later queries fail.
+    func closeStore() async throws {
+        if let store = store as? SQLiteStore { try store.close() }
+        if let store = store as? PostgresStore { await store.close() }
     }
 
     /// Rate limiting is off unless a test turns it on.
@@ -42,10 +64,15 @@ struct TestEnvironment {
         return try await app.test(setup) { client in try await body(client) }
     }
 
-    /// Reads the database file directly, to check what a request left behind.
-    func count(_ sql: String, _ arguments: StatementArguments = []) async throws -> Int {
-        let queue = try DatabaseQueue(path: store.path)
-        return try await queue.read { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }
+    /// Reads the database directly, to check what a request left behind (`?` placeholders, text values).
+    func count(_ sql: String, _ arguments: [String] = []) async throws -> Int {
+        switch backend {
+        case .sqlite:
+            let queue = try DatabaseQueue(path: database)
+            return try await queue.read { db in try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0 }
+        case .postgres:
+            return try await postgresCount(url: database, sql, arguments)
+        }
     }
 }
 

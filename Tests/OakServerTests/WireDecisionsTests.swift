@@ -6,7 +6,7 @@ import Testing
 struct WireDecisionsTests {
     @Test("writes without a key or with a wrong key answer 401; reads are public; X-API-Key works")
     func writeAuth() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let anonymous = try await client.send(.post, "/api/v1/species", json: #"{"scientific_name": "anon"}"#, key: nil)
             #expect(anonymous.status == .unauthorized)
@@ -24,7 +24,7 @@ struct WireDecisionsTests {
 
     @Test("unknown routes answer 404 with the envelope")
     func unknownRoute() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let response = try await client.send(.get, "/api/v1/nothing/here")
             #expect(response.status == .notFound)
@@ -34,7 +34,7 @@ struct WireDecisionsTests {
 
     @Test("malformed JSON answers 400, not 500, and changes nothing")
     func malformedJSON() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let before = try await env.count("SELECT COUNT(*) FROM oak_entries")
             for body in [#"{"scientific_name": "#, "not json", "[1, 2]", ""] {
@@ -51,7 +51,7 @@ struct WireDecisionsTests {
 
     @Test("a number that is not whole where an integer belongs names its field, and changes nothing")
     func fractionalIntegers() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let note = try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba", "sourceId": 2.5}"#)
             #expect(note.status == .badRequest)
@@ -72,7 +72,7 @@ struct WireDecisionsTests {
 
     @Test("validation names every bad field: name length, conservation status, subgenus")
     func validationDetails() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let response = try await client.send(
                 .post, "/api/v1/species", json: #"{"scientific_name": "x", "conservation_status": "XX", "subgenus": "Lepidobalanus"}"#)
@@ -91,7 +91,7 @@ struct WireDecisionsTests {
 
     @Test("SQL injection payloads are stored and matched literally; the database is unchanged")
     func sqlInjection() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let before = try await env.count("SELECT COUNT(*) FROM oak_entries")
             let payload = "x'); DROP TABLE oak_entries; --"
@@ -112,7 +112,7 @@ struct WireDecisionsTests {
 
     @Test("DELETE answers 204 with an empty body everywhere")
     func deleteNoContent() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             try await client.send(.post, "/api/v1/species", json: #"{"scientific_name": "shortlived"}"#)
             let response = try await client.send(.delete, "/api/v1/species/shortlived")

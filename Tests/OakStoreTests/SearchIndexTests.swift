@@ -74,7 +74,7 @@ struct SearchIndexTests {
         let store = try newStore()
         _ = try await names(store, "alba")
         try await store.pool.write { db in
-            for number in 0...SQLiteStore.changeFeedLimit {
+            for number in 0...DataChanges.feedLimit {
                 try db.execute(
                     sql: "INSERT INTO oak_entries (scientific_name, synonyms) VALUES (?, ?)",
                     arguments: ["zorbiana\(number)", "[\"Quercus plinkii \(number)\"]"])

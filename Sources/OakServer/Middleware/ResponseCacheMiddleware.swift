@@ -18,7 +18,7 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         async throws -> Response
     {
         guard request.method == .get, Self.isCacheable(request.uri.path) else { return try await next(request, context) }
-        let position = try cache.refresh(to: try await store.dataVersion(), changes: store.changes(after:))
+        let position = try await cache.catchUp(to: try await store.dataVersion(), changes: store.changes(after:))
         let key = "\(CompressionMiddleware.acceptsGzip(request.headers[.acceptEncoding]) ? "gzip" : "plain") \(request.uri)"
         if let entry = cache.entry(for: key) {
             return Self.answer(entry, to: request)
@@ -84,7 +84,7 @@ struct ResponseCacheMiddleware: RouterMiddleware {
 /// Every lookup and store is O(1): entries sit in a doubly linked list (most recent at the head) threaded
 /// through an array, beside a dictionary from key to position. After a write, the changes since the
 /// entries were current are read once (`refresh`) and only the entries they can alter are dropped.
-final class ResponseCache: @unchecked Sendable {
+final class ResponseCache: FollowsChanges, @unchecked Sendable {
     struct Entry {
         var headers: HTTPFields
         var body: ByteBuffer
@@ -123,7 +123,7 @@ final class ResponseCache: @unchecked Sendable {
     }
 
     private static let none = -1
-    private let lock = NSLock()
+    let lock = NSLock()
     private var positions: [String: Int] = [:]
     private var nodes: [Node] = []
     /// Positions in `nodes` no entry uses.
@@ -132,7 +132,7 @@ final class ResponseCache: @unchecked Sendable {
     private var oldestUsed = ResponseCache.none
     private var bytes = 0
     /// Where the entries are current in the change log.
-    private var follower = ChangeFollower()
+    var follower = ChangeFollower()
     let maxEntries: Int
     let maxBytes: Int
     /// The largest answer kept, but for the export (see `ResponseCacheMiddleware.keepsAnySize`).
@@ -147,20 +147,14 @@ final class ResponseCache: @unchecked Sendable {
         self.maxEntryBytes = maxEntryBytes
     }
 
-    /// Brings the entries up to `version`: when the data moved since the last call, reads what changed
-    /// (`changes`, given the position the entries are current at) and drops the entries it can alter.
-    /// Answers the position an answer computed from now on is stored at (see `store`).
-    func refresh(to version: DataVersion, changes: (Int64?) throws -> DataChanges) throws -> Int64? {
-        try lock.withLock {
-            try follower.follow(to: version, changes: changes) { changed, listingMoved in
-                guard !changed.everything else { return removeAll() }
-                var position = newestUsed
-                while position != Self.none {
-                    let older = nodes[position].older
-                    if nodes[position].dependency.isAltered(by: changed, listingMoved: listingMoved) { remove(position) }
-                    position = older
-                }
-            }
+    /// Drops the entries a change can alter (under `lock`, see `FollowsChanges`).
+    func drop(_ changed: DataChanges, listingMoved: Bool) {
+        guard !changed.everything else { return removeAll() }
+        var position = newestUsed
+        while position != Self.none {
+            let older = nodes[position].older
+            if nodes[position].dependency.isAltered(by: changed, listingMoved: listingMoved) { remove(position) }
+            position = older
         }
     }
 

@@ -9,17 +9,17 @@ import OakStore
 /// like the response cache). The response cache keeps answers per URL; this keeps them per species, so a
 /// URL the cache has not seen (another spelling of the name, an extra query parameter) costs a dictionary
 /// lookup instead of a database read and an encoding.
-final class SpeciesRecords: @unchecked Sendable {
+final class SpeciesRecords: FollowsChanges, @unchecked Sendable {
     struct Record {
         var body: ByteBuffer
         var etag: String
     }
 
     private let store: any SpeciesRepository & MaintenanceRepository
-    private let lock = NSLock()
+    let lock = NSLock()
     /// By the requested name, normalized (`Species.normalizedName`).
     private var records: [String: Record] = [:]
-    private var follower = ChangeFollower()
+    var follower = ChangeFollower()
 
     init(store: any SpeciesRepository & MaintenanceRepository) {
         self.store = store
@@ -32,13 +32,8 @@ final class SpeciesRecords: @unchecked Sendable {
     func response(named name: String) async throws -> Response {
         let version = try await store.dataVersion()
         let key = Species.normalizedName(name)
-        let (position, held) = try lock.withLock {
-            let position = try follower.follow(to: version, changes: store.changes(after:)) { changed, _ in
-                if changed.everything { return records.removeAll() }
-                for key in records.keys where changed.species.contains(DataChanges.bareName(key)) { records[key] = nil }
-            }
-            return (position, records[key])
-        }
+        let position = try await catchUp(to: version, changes: store.changes(after:))
+        let held = lock.withLock { records[key] }
         if let held { return Self.response(held) }
         let body = ByteBuffer(data: try WireJSON.encoder.encode(try await store.species(named: name)))
         let record = Record(body: body, etag: ResponseCacheMiddleware.etag(of: body))
@@ -47,6 +42,11 @@ final class SpeciesRecords: @unchecked Sendable {
             if position == follower.position { records[key] = record }
         }
         return Self.response(record)
+    }
+
+    func drop(_ changed: DataChanges, listingMoved: Bool) {
+        if changed.everything { return records.removeAll() }
+        for key in records.keys where changed.species.contains(DataChanges.bareName(key)) { records[key] = nil }
     }
 
     private static func response(_ record: Record) -> Response {

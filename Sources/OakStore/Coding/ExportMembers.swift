@@ -1,9 +1,10 @@
+import Foundation
 import OakModels
 
 /// The columns of the export query, in order: a species' columns, then those of one of its sources
 /// (NULL for a species without sources). `joinedSourceID` is NULL too when the row's source is missing.
 package enum ExportColumn: Int32, CaseIterable {
-    case rowid, scientificName, author, isHybrid, conservationStatus, subgenus, section, subsection, complex
+    case speciesNumber, scientificName, author, isHybrid, conservationStatus, subgenus, section, subsection, complex
     case parent1, parent2, hybrids, closelyRelatedTo, subspeciesVarieties, synonyms, externalLinks
     case joinedSourceID, uuid, sourceId, localNames, range, growthHabit, leaves, flowers
     case fruits, bark, twigs, buds, hardinessHabitat, miscellaneous, url, isPreferred
@@ -11,7 +12,7 @@ package enum ExportColumn: Int32, CaseIterable {
 
     private func expression(speciesNumber: String) -> String {
         switch self {
-        case .rowid: speciesNumber
+        case .speciesNumber: speciesNumber
         case .scientificName, .author, .isHybrid, .conservationStatus, .subgenus, .section, .subsection, .complex,
             .parent1, .parent2, .hybrids, .closelyRelatedTo, .subspeciesVarieties, .synonyms, .externalLinks:
             "e.\(ColumnCoding.snakeCase("\(self)"))"
@@ -94,5 +95,60 @@ extension JSONOutput {
         raw("{")
         try members(Self.sourceData, columns)
         raw("}")
+    }
+}
+
+/// Renders the export's species objects from the rows of `ExportColumn.select` as they arrive: each species
+/// with its sources' data, and the uuids of its species-source rows.
+package struct ExportSpeciesRenderer {
+    private var object = JSONOutput(capacity: 64 << 10)
+    private var tail = JSONOutput(capacity: 1 << 10)
+    private var current: (number: Int64, name: String)?
+    private var rowIDs: [String] = []
+
+    package init() {}
+
+    /// Adds a row; the first row of another species finishes the previous one (see `finish`).
+    package mutating func add(
+        _ columns: some ColumnReader, _ each: (_ name: String, _ object: [UInt8], _ rowIDs: [String]) throws -> Void
+    ) throws {
+        let number = columns.int(ExportColumn.speciesNumber.rawValue)
+        if number != current?.number {
+            try finish(each)
+            current = (number, columns.string(ExportColumn.scientificName.rawValue) ?? "")
+            object.raw("{")
+            try object.exportedSpeciesHead(columns, tail: &tail)
+        }
+        // Rows of a species without sources, and rows whose source is missing, carry no source.
+        guard !columns.isNull(ExportColumn.joinedSourceID.rawValue) else { return }
+        object.raw(rowIDs.isEmpty ? #","sources":["# : ",")
+        rowIDs.append(columns.string(ExportColumn.uuid.rawValue) ?? "")
+        try object.exportedSourceData(columns)
+    }
+
+    /// Hands the species being rendered to `each`: its name, its object and its rows' uuids.
+    package mutating func finish(_ each: (_ name: String, _ object: [UInt8], _ rowIDs: [String]) throws -> Void) throws {
+        guard let current else { return }
+        // A species without sources' data has no `sources` member.
+        if !rowIDs.isEmpty { object.raw("]") }
+        object.append(tail)
+        try each(current.name, object.bytes, rowIDs)
+        object.clear()
+        rowIDs.removeAll(keepingCapacity: true)
+        self.current = nil
+    }
+}
+
+extension JSONOutput {
+    /// The export document up to its species: `metadata` (the time of the data's last change and the number
+    /// of species) and every source.
+    package static func exportHead(lastChange: Date, speciesCount: Int, sources: [Source]) throws -> [UInt8] {
+        var output = JSONOutput(capacity: 4 << 10)
+        output.raw(#"{"metadata":"#)
+        try output.encoded(ExportMetadata(lastChange: lastChange, speciesCount: speciesCount))
+        output.raw(#","sources":"#)
+        try output.encoded(sources.map(ExportSource.init))
+        output.raw(#","species":["#)
+        return output.bytes
     }
 }

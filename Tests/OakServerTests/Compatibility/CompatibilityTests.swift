@@ -12,7 +12,7 @@ import Testing
 struct CompatibilityTests {
     @Test("1 stats: species_count counts species that are not hybrids, with hybrid_count, taxa_count and source_count")
     func stats() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let stats = try await client.send(.get, "/api/v1/stats").object()
             let hybrids = try await env.count("SELECT COUNT(*) FROM oak_entries WHERE is_hybrid = 1")
@@ -26,7 +26,7 @@ struct CompatibilityTests {
 
     @Test("2 search: a case-insensitive substring of names, local names and synonyms, of taxa and of sources; exact, then prefix, then infix; counts")
     func search() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             try await client.send(.post, "/api/v1/species/rubra/sources", json: #"{"source_id": 2, "local_names": ["Northern Red Oak"]}"#)
             try await client.send(.put, "/api/v1/species/velutina", json: #"{"synonyms": ["Quercus tinctoria Bartram"]}"#)
@@ -64,7 +64,7 @@ struct CompatibilityTests {
 
     @Test("3 export: the quercus_data.json format, loaded with the original iOS app's decoding rules (top-level sources required)")
     func exportLoadsInTheOriginalApp() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             try await client.send(.post, "/api/v1/species/alba/sources", json: #"{"source_id": 1, "leaves": "lobed", "local_names": ["white oak"]}"#)
             let body = try await client.send(.get, "/api/v1/export").body
@@ -83,7 +83,7 @@ struct CompatibilityTests {
 
     @Test("3 export: metadata, licensed sources, per-source data; absent fields and empty lists left out as the original's export types; ETag and 304 hold")
     func exportShape() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             try await client.send(
                 .put, "/api/v1/sources/1", json: #"{"license": "CC BY-NC 4.0", "license_url": "https://creativecommons.org/licenses/by-nc/4.0/"}"#)
@@ -124,7 +124,7 @@ struct CompatibilityTests {
 
     @Test("4 taxa and sources carry species_count in lists and details; /taxa without limit lists every taxon")
     func speciesCounts() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             for index in 0..<60 {
                 try await client.send(.post, "/api/v1/taxa", json: #"{"name": "Extra\#(index)", "level": "subsection", "parent": "Quercus"}"#)
@@ -153,7 +153,7 @@ struct CompatibilityTests {
 
     @Test("5 health carries version {api, min_client} at the root and under /api/v1")
     func healthVersion() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             for path in ["/health", "/api/v1/health"] {
                 let version = try #require(try await client.send(.get, path).object()["version"] as? [String: String])
@@ -164,8 +164,9 @@ struct CompatibilityTests {
 
     @Test("6 legacy list columns: JSON arrays, the text null, empty text and comma text read as lists, never [\"null\"]")
     func legacyListColumns() async throws {
-        let env = try TestEnvironment()
-        let queue = try DatabaseQueue(path: env.store.path)
+        // Legacy files are SQLite files.
+        let env = try await TestEnvironment(backend: .sqlite)
+        let queue = try DatabaseQueue(path: env.database)
         try await queue.write { db in
             try db.execute(
                 sql: """
@@ -206,7 +207,7 @@ struct CompatibilityTests {
 
     @Test("7 hybrid names: ×, x, X and URL-encoded forms resolve to one species; new hybrids are stored with ×; a search for × lists hybrids")
     func hybridNames() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             for path in ["%C3%97%20bebbiana", "x%20bebbiana", "X%20bebbiana", "%C3%97bebbiana", "bebbiana", "Quercus%20x%20bebbiana"] {
                 let response = try await client.send(.get, "/api/v1/species/\(path)")
@@ -234,7 +235,7 @@ struct CompatibilityTests {
 
     @Test("8 rate-limit headers: X-RateLimit-Reset is the Unix time at which the bucket is full again; a 429 has Retry-After in seconds")
     func rateLimitHeaders() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         var configuration = env.configuration
         configuration.rateLimits = RateLimits(readsPerSecond: 2)
         // The buckets' clock stands still, so the test does not depend on how fast it runs.
@@ -257,7 +258,7 @@ struct CompatibilityTests {
 
     @Test("9 auth verify answers status authenticated, with the key's name and abilities")
     func authVerify() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let verified = try await client.send(.get, "/api/v1/auth/verify").object()
             #expect(verified["status"] as? String == "authenticated")
@@ -269,7 +270,7 @@ struct CompatibilityTests {
 
     @Test("10 NUL characters: a NUL in a name, id, body field or path segment answers 400 naming it and stores nothing")
     func nulCharacters() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let before = try await env.count("SELECT COUNT(*) FROM oak_entries")
             let created = try await client.send(.post, "/api/v1/species", json: #"{"scientific_name": "trunc\u0000ated"}"#)
@@ -299,17 +300,16 @@ struct CompatibilityTests {
 
     @Test("10 control characters other than NUL are stored and returned byte for byte")
     func otherControlCharacters() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let text = "tab\there\u{1}bell\u{7}\u{1C}end"
             let body = try JSONSerialization.data(withJSONObject: ["source_id": 2, "leaves": text])
             let created = try await client.send(.post, "/api/v1/species/alba/sources", json: String(decoding: body, as: UTF8.self))
             #expect(created.status == .created)
             #expect(try created.object()["leaves"] as? String == text)
-            let stored = try await DatabaseQueue(path: env.store.path).read { db in
-                try String.fetchOne(db, sql: "SELECT leaves FROM species_sources WHERE scientific_name = 'alba' AND source_id = 2")
-            }
-            #expect(stored == text)
+            let echoed = try await client.send(.get, "/api/v1/species/alba/sources/2")
+            #expect(try echoed.object()["leaves"] as? String == text)
+            #expect(try await env.count("SELECT COUNT(*) FROM species_sources WHERE scientific_name = 'alba' AND leaves = ?", [text]) == 1)
         }
     }
 
@@ -317,7 +317,7 @@ struct CompatibilityTests {
     func clientReads() async throws {
         let url = try #require(Bundle.module.url(forResource: "original-client-reads", withExtension: "json", subdirectory: "Fixtures"))
         let fixture = try JSONDecoder().decode(ClientReads.self, from: Data(contentsOf: url))
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             try await client.send(.post, "/api/v1/species/alba/sources", json: #"{"source_id": 1, "leaves": "lobed"}"#)
             for entry in fixture.requests {
@@ -335,7 +335,7 @@ struct CompatibilityTests {
 
     @Test("front door: GET / answers a small index; /docs lists the routes of the OpenAPI document")
     func frontDoor() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let index = try await client.send(.get, "/")
             #expect(index.status == .ok)
@@ -352,7 +352,7 @@ struct CompatibilityTests {
 
     @Test("front door: a cursor ahead of the change log answers 410 saying so")
     func cursorAhead() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment()
         try await env.test { client in
             let cursor = try #require(try await client.send(.get, "/api/v1/sync/pull?limit=5000").object()["cursor"] as? String)
             let parts = cursor.split(separator: ".")
@@ -365,15 +365,15 @@ struct CompatibilityTests {
 
     @Test("front door: /metrics counts the write-ahead log in the database size")
     func metricsCountTheWAL() async throws {
-        let env = try TestEnvironment()
+        let env = try await TestEnvironment(backend: .sqlite)
         try await env.test { client in
             try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba", "fields": {"leaf": "lobed"}}"#)
             let text = String(buffer: try await client.send(.get, "/metrics").body)
             let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("oak_db_file_bytes ") })
             let reported = try #require(Double(line.split(separator: " ")[1]))
-            let attributes = try FileManager.default.attributesOfItem(atPath: env.store.path)
+            let attributes = try FileManager.default.attributesOfItem(atPath: env.database)
             let main = try #require(attributes[.size] as? NSNumber).doubleValue
-            let wal = (try? FileManager.default.attributesOfItem(atPath: env.store.path + "-wal")[.size] as? NSNumber)?.doubleValue ?? 0
+            let wal = (try? FileManager.default.attributesOfItem(atPath: env.database + "-wal")[.size] as? NSNumber)?.doubleValue ?? 0
             #expect(wal > 0)
             #expect(reported == main + wal)
         }

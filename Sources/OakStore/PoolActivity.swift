@@ -1,0 +1,30 @@
+import Foundation
+
+/// Counts a store's reads and writes in flight, and the writes made through it.
+package final class PoolActivity: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reads = 0
+    private var writes = 0
+    private var generation: UInt64 = 0
+    /// The change-log head last read, and when (seconds, monotonic), to notice other processes' writes.
+    private var observedHead: Int64 = -1
+    private var observedAt: Double = -.infinity
+
+    package init() {}
+
+    package func bumpGeneration() { lock.withLock { generation &+= 1 } }
+
+    /// The writes made through the store so far.
+    package var writeCount: UInt64 { lock.withLock { generation } }
+
+    /// The in-process write count, and whether the change-log head is due to be read again.
+    package func generationState(now: Double, refreshAfter: Double) -> (generation: UInt64, head: Int64, due: Bool) {
+        lock.withLock { (generation, observedHead, now - observedAt >= refreshAfter) }
+    }
+
+    package func observe(head: Int64, at now: Double) { lock.withLock { (observedHead, observedAt) = (head, now) } }
+
+    package func begin(write: Bool) { lock.withLock { if write { writes += 1 } else { reads += 1 } } }
+    package func end(write: Bool) { lock.withLock { if write { writes -= 1 } else { reads -= 1 } } }
+    package var current: (reads: Int, writes: Int) { lock.withLock { (reads, writes) } }
+}

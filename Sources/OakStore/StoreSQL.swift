@@ -1,0 +1,61 @@
+import Foundation
+import OakModels
+
+/// SQL that both backends run as written (standard SQL over the shared schema).
+package enum StoreSQL {
+    /// A note's row, its species' taxonomy and its version (`Note.init(row:)`), from `species_sources ss`.
+    package static let noteSelect = """
+        SELECT ss.*, e.subgenus, e.section, e.subsection, e.complex, c.seq AS version
+        FROM species_sources ss
+        JOIN oak_entries e ON e.scientific_name = ss.scientific_name
+        LEFT JOIN change_log c ON c.entity = 'notes' AND c.entity_key = ss.uuid
+        """
+
+    /// A taxon's columns (of `taxa t`) and `species_count`, the number of species it holds.
+    package static let taxonColumns = """
+        t.*, CASE t.level \(TaxonLevel.allCases.map { "WHEN '\($0.rawValue)' THEN (SELECT COUNT(*) FROM oak_entries WHERE \($0.rawValue) = t.name)" }.joined(separator: " ")) END AS species_count
+        """
+
+    /// A source's columns (of `sources s`) and `species_count`, the number of species with data from it.
+    package static let sourceColumns = "s.*, (SELECT COUNT(*) FROM species_sources WHERE source_id = s.id) AS species_count"
+
+    /// Whether a `local_names` value (an SQL expression) holds any name.
+    package static func hasNames(_ column: String) -> String { "(\(column) IS NOT NULL AND \(column) NOT IN ('', '[]'))" }
+
+    /// The order of taxa in lists: by rank, then name.
+    package static let taxonOrder = "CASE level WHEN 'subgenus' THEN 0 WHEN 'section' THEN 1 WHEN 'subsection' THEN 2 ELSE 3 END, name"
+}
+
+extension Note {
+    /// A note from a row of `StoreSQL.noteSelect`.
+    package init(row: some StoredRow) {
+        let record = SpeciesSource(row: row)
+        self.init(
+            id: record.uuid, scientificName: record.scientificName,
+            taxonomy: NoteTaxonomy(
+                subgenus: row.text("subgenus"), section: row.text("section"), subsection: row.text("subsection"), complex: row.text("complex")),
+            fields: NoteFields(record), sourceId: record.sourceId, createdAt: record.createdAt, updatedAt: record.updatedAt,
+            version: row.integer("version") ?? 0, reference: NoteReference(record))
+    }
+
+    /// A 412 when the note is no longer at the version an `If-Match` named.
+    package func check(expectedVersion: Int64?) throws {
+        if let expectedVersion, expectedVersion != version {
+            throw OakError(
+                .preconditionFailed, "The note has changed since version \(expectedVersion); it is at version \(version)",
+                details: ["version": .number(Double(version))])
+        }
+    }
+}
+
+extension SpeciesSource {
+    /// The row of a new note of an existing species and source, validated (a 400 naming the column).
+    package static func newNote(id: UUID, species: String, sourceId: Int, fields: NoteFields, at time: Date) throws -> SpeciesSource {
+        var record = SpeciesSource(
+            uuid: id, scientificName: species, sourceId: sourceId, isPreferred: sourceId == Source.personalObservationID, createdAt: time,
+            updatedAt: time)
+        fields.apply(to: &record)
+        try record.validate()
+        return record
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import OakModels
+
+/// Where a pull reads from, checked against the change log: the rules every backend's pull applies.
+package struct PullWindow {
+    /// The client's position.
+    package let position: SyncCursor
+    /// While a snapshot is paged: the log's head when it started (tombstones before it are skipped).
+    package let snapshotStart: Int64?
+    private let head: Int64
+
+    /// Checks a client's cursor against this database (`database`), its log's head and the newest sequence
+    /// number compaction may have removed: another database's cursor, one ahead of the log (a restored
+    /// database) and one older than the compaction horizon are answered 410.
+    package init(cursor: String?, database: String, head: Int64, compactedThrough: Int64) throws {
+        let position = try SyncCursor(parsing: cursor, database: database)
+        if position.sequence > head {
+            throw OakError(
+                .gone,
+                "The cursor is ahead of this server's change history (\(position.sequence) > \(head)); was the database restored from a backup? Pull again without a cursor",
+                details: ["cursor": .string(cursor ?? ""), "head": .number(Double(head))])
+        }
+        // A cursor is too old when tombstones it has not seen were compacted away.
+        let seenThrough = position.snapshotStart ?? position.sequence
+        if seenThrough > 0 && seenThrough < compactedThrough {
+            throw OakError(
+                .gone, "The cursor is older than the change history the server keeps; pull again without a cursor",
+                details: ["cursor": .string(cursor ?? "")])
+        }
+        self.position = position
+        self.head = head
+        snapshotStart = position.sequence == 0 ? head : position.snapshotStart
+    }
+
+    /// The cursor after a page: its last change while more follow, else the head read with the page.
+    package func next(hasMore: Bool, lastSequence: Int64?) -> SyncCursor {
+        SyncCursor(
+            database: position.database, sequence: hasMore ? (lastSequence ?? position.sequence) : head,
+            snapshotStart: hasMore ? snapshotStart : nil)
+    }
+}
+
+extension JSONOutput {
+    /// Starts a `PullResponse`: the opening of its `changes` array.
+    package mutating func beginPull() {
+        raw(#"{"changes":["#)
+    }
+
+    /// One `SyncChange`; `record` writes the record (or `null`), `first` says whether it opens the array.
+    package mutating func pulledChange(
+        first: Bool, entity: String, key: String, op: String, version: Int64, record: (inout JSONOutput) throws -> Void
+    ) rethrows {
+        raw(first ? #"{"entity":"# : #",{"entity":"#)
+        string(entity)
+        raw(#","key":"#)
+        string(key)
+        raw(#","op":"#)
+        string(op)
+        raw(#","record":"#)
+        try record(&self)
+        raw(#","version":"#)
+        int(version)
+        raw("}")
+    }
+
+    /// Ends a `PullResponse` with its cursor.
+    package mutating func endPull(cursor: SyncCursor, hasMore: Bool) {
+        raw(#"],"cursor":"#)
+        string(cursor.description)
+        raw(#","hasMore":"#)
+        bool(hasMore)
+        raw("}")
+    }
+
+    /// The `PushResult` of an upsert just stored: the note as the pull writes it, from `PulledNoteColumn`s.
+    package mutating func appliedPushResult(id: UUID, _ columns: some ColumnReader) throws {
+        raw(#"{"error":null,"id":"#)
+        string(id.uuidString.lowercased())
+        raw(#","note":"#)
+        try pulledNote(columns)
+        raw(#","status":"applied","version":"#)
+        int(columns.int(PulledNoteColumn.seq.rawValue))
+        raw("}")
+    }
+}
+
+/// The records of species, taxa and sources in a pull, read by their change-log keys.
+package enum SyncRecords {
+    /// SQL of the current rows of `entity` whose change-log keys are in `list` (SQL of a list of texts);
+    /// nil for notes, which the pull writes from `PulledNoteColumn`s.
+    package static func query(_ entity: SyncEntity, keysIn list: String) -> String? {
+        switch entity {
+        case .notes: nil
+        case .species: "SELECT * FROM oak_entries WHERE scientific_name IN \(list)"
+        case .taxa: "SELECT * FROM taxa WHERE level || '/' || name IN \(list)"
+        case .sources: "SELECT * FROM sources WHERE CAST(id AS TEXT) IN \(list)"
+        }
+    }
+
+    /// A row of `query` as its record's JSON, keyed `entity/key`; nil for a row the server cannot read
+    /// (a taxon of an unknown level).
+    package static func encoded(_ entity: SyncEntity, _ row: some StoredRow) throws -> (key: String, json: Data)? {
+        switch entity {
+        case .notes:
+            return nil
+        case .species:
+            let species = Species(row: row)
+            return ("species/\(species.scientificName)", try WireJSON.encoder.encode(species))
+        case .taxa:
+            guard let taxon = Taxon(row: row) else { return nil }
+            return ("taxa/\(taxon.level.rawValue)/\(taxon.name)", try WireJSON.encoder.encode(taxon))
+        case .sources:
+            let source = Source(row: row)
+            return ("sources/\(source.id)", try WireJSON.encoder.encode(source))
+        }
+    }
+}

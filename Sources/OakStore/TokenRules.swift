@@ -1,0 +1,48 @@
+import Crypto
+import Foundation
+import OakModels
+
+/// The rules of API tokens every backend applies: names, secrets and how they are stored (hashes only).
+package enum TokenRules {
+    /// Checks a new token's name and abilities (a 400 naming the field).
+    package static func validate(name: String, abilities: [Ability]) throws {
+        var validator = Validator()
+        validator.require(name, "name")
+        validator.length(name, "name", 1...64)
+        if name.contains(where: { $0.isWhitespace }) { validator.fail("name", "must not contain spaces") }
+        if abilities.isEmpty { validator.fail("abilities", "name at least one ability") }
+        try validator.check()
+    }
+
+    /// A new secret: `oak_` and 32 random bytes in hex.
+    package static func newSecret() -> String {
+        "oak_" + (0..<32).map { _ in UInt8.random(in: 0...255) }.hexString
+    }
+
+    /// What is stored of a secret: its SHA-256 in hex.
+    package static func hash(_ secret: String) -> String {
+        SHA256.hash(data: Data(secret.utf8)).hexString
+    }
+
+    /// Whether a token last used at `lastUsedAt` should have its use recorded at `now` (at most once a minute).
+    package static func recordsUse(lastUsedAt: Date?, now: Date) -> Bool {
+        lastUsedAt.map { now.timeIntervalSince($0) > 60 } ?? true
+    }
+
+    /// The columns of a new token's row.
+    package static func columnValues(of token: APIToken, secret: String) -> [String: StoredValue] {
+        [
+            "name": StoredValue(token.name), "token_hash": StoredValue(hash(secret)),
+            "abilities": StoredValue(token.abilities.map(\.rawValue).joined(separator: ",")), "created_at": StoredValue(token.createdAt),
+        ]
+    }
+}
+
+extension APIToken {
+    /// A token from its row of `api_tokens`.
+    package init(row: some StoredRow) {
+        self.init(
+            name: row.text("name") ?? "", abilities: (row.text("abilities") ?? "").split(separator: ",").compactMap { Ability(rawValue: String($0)) },
+            createdAt: ColumnCoding.date(row.text("created_at")), lastUsedAt: row.text("last_used_at").flatMap(WireTime.parse))
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import Logging
+import NIOCore
+import OakModels
+import OakStore
+import PostgresNIO
+
+/// One leased connection and the queries the store runs on it. SQL uses `$1`, `$2`, … for its values.
+package struct PostgresSession: @unchecked Sendable {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    private func query(_ sql: String, _ values: [StoredValue]) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case .text(let text): binds.append(text)
+            case .integer(let number): binds.append(number)
+            case .null: binds.appendNull()
+            }
+        }
+        return PostgresQuery(unsafeSQL: sql, binds: binds)
+    }
+
+    /// Runs a statement and returns the number of rows it changed.
+    @discardableResult
+    package func execute(_ sql: String, _ values: [StoredValue] = []) async throws -> Int {
+        let result: EventLoopFuture<PostgresQueryResult> = connection.query(query(sql, values), logger: logger)
+        return try await result.get().metadata.rows ?? 0
+    }
+
+    /// Runs a script of several statements without values, one statement at a time.
+    func script(_ sql: String) async throws {
+        for statement in Self.statements(of: sql) { try await execute(statement) }
+    }
+
+    /// The statements of a script, split at semicolons outside quotes, `$$` bodies and `--` comments.
+    static func statements(of script: String) -> [String] {
+        var statements: [String] = []
+        var current = ""
+        var characters = Array(script)[...]
+        var inQuote = false
+        var inBody = false
+        while let character = characters.popFirst() {
+            if !inQuote, !inBody, character == "-", characters.first == "-" {
+                while let skipped = characters.popFirst(), skipped != "\n" {}
+                current.append("\n")
+                continue
+            }
+            current.append(character)
+            if !inBody, character == "'" { inQuote.toggle() }
+            if !inQuote, character == "$", characters.first == "$" {
+                current.append(characters.removeFirst())
+                inBody.toggle()
+            }
+            if !inQuote, !inBody, character == ";" {
+                statements.append(current)
+                current = ""
+            }
+        }
+        statements.append(current)
+        return statements.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty && $0 != ";" }
+    }
+
+    /// Every row of a query.
+    package func rows(_ sql: String, _ values: [StoredValue] = []) async throws -> [PostgresRandomAccessRow] {
+        try await connection.query(query(sql, values), logger: logger).collect().map { $0.makeRandomAccess() }
+    }
+
+    /// The first row of a query, if any.
+    package func row(_ sql: String, _ values: [StoredValue] = []) async throws -> PostgresRandomAccessRow? {
+        try await rows(sql, values).first
+    }
+
+    /// Calls `body` with the columns of each row of a query as it arrives, without keeping the rows.
+    func forEach(_ sql: String, _ values: [StoredValue] = [], _ body: (PostgresColumns) throws -> Void) async throws {
+        for try await row in try await connection.query(query(sql, values), logger: logger) {
+            try body(PostgresColumns(row.makeRandomAccess()))
+        }
+    }
+
+    /// The first column of the first row as text.
+    package func text(_ sql: String, _ values: [StoredValue] = []) async throws -> String? {
+        try await row(sql, values).flatMap { PostgresColumns($0).string(0) }
+    }
+
+    /// The first column of the first row as an integer.
+    package func integer(_ sql: String, _ values: [StoredValue] = []) async throws -> Int64? {
+        try await row(sql, values).flatMap { row in
+            let columns = PostgresColumns(row)
+            return columns.isNull(0) ? nil : columns.int(0)
+        }
+    }
+
+    /// The first column of every row as text.
+    package func texts(_ sql: String, _ values: [StoredValue] = []) async throws -> [String] {
+        try await rows(sql, values).compactMap { PostgresColumns($0).string(0) }
+    }
+
+    /// Runs `body` in a transaction opened with `begin`: committed when it returns, rolled back when it throws.
+    func transaction<T>(_ begin: String, _ body: () async throws -> T) async throws -> T {
+        try await execute(begin)
+        do {
+            let value = try await body()
+            try await execute("COMMIT")
+            return value
+        } catch {
+            _ = try? await execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Inserts a row from column values; `returning` names a column whose new value is returned.
+    @discardableResult
+    func insert(into table: String, _ values: [String: StoredValue], returning: String? = nil) async throws -> Int64? {
+        let columns = values.keys.sorted()
+        let placeholders = columns.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
+        let sql = "INSERT INTO \(table) (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(placeholders))"
+        let arguments = columns.map { values[$0] ?? .null }
+        guard let returning else {
+            try await execute(sql, arguments)
+            return nil
+        }
+        return try await integer(sql + " RETURNING \(returning)", arguments)
+    }
+
+    /// Updates the rows matching `condition` (whose placeholders come after the values') with column values.
+    func update(_ table: String, _ values: [String: StoredValue], where condition: String, _ arguments: [StoredValue]) async throws {
+        let columns = values.keys.sorted()
+        let assignments = columns.enumerated().map { "\"\($1)\" = $\($0 + 1)" }.joined(separator: ", ")
+        let shifted = Self.shiftingPlaceholders(of: condition, by: columns.count)
+        try await execute("UPDATE \(table) SET \(assignments) WHERE \(shifted)", columns.map { values[$0] ?? .null } + arguments)
+    }
+
+    /// `$n` placeholders of `sql` renumbered `$(n + offset)`.
+    static func shiftingPlaceholders(of sql: String, by offset: Int) -> String {
+        var result = ""
+        var scanner = sql.makeIterator()
+        while let character = scanner.next() {
+            guard character == "$" else {
+                result.append(character)
+                continue
+            }
+            var digits = ""
+            var following: Character?
+            while let next = scanner.next() {
+                if next.isASCII, next.isNumber {
+                    digits.append(next)
+                } else {
+                    following = next
+                    break
+                }
+            }
+            result += digits.isEmpty ? "$" : "$\(Int(digits)! + offset)"
+            if let following { result.append(following) }
+        }
+        return result
+    }
+}
+
+/// The columns of a PostgreSQL row as the shared JSON writers read them. Values arrive in the binary format:
+/// text as its UTF-8 bytes, integers big-endian.
+struct PostgresColumns: ColumnReader {
+    let row: PostgresRandomAccessRow
+
+    init(_ row: PostgresRandomAccessRow) {
+        self.row = row
+    }
+
+    func isNull(_ index: Int32) -> Bool {
+        row[Int(index)].bytes == nil
+    }
+
+    func int(_ index: Int32) -> Int64 {
+        row[Int(index)].integer ?? 0
+    }
+
+    func withText<T>(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>?) throws -> T) rethrows -> T {
+        guard let bytes = row[Int(index)].bytes else { return try body(nil) }
+        return try bytes.withUnsafeReadableBytes { raw in
+            try body(UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count))
+        }
+    }
+}
+
+extension PostgresCell {
+    /// An integer cell of any width; nil for NULL.
+    var integer: Int64? {
+        guard var bytes else { return nil }
+        switch bytes.readableBytes {
+        case 8: return bytes.readInteger(as: Int64.self)
+        case 4: return bytes.readInteger(as: Int32.self).map(Int64.init)
+        case 2: return bytes.readInteger(as: Int16.self).map(Int64.init)
+        default: return nil
+        }
+    }
+
+    /// A text cell; nil for NULL.
+    var text: String? {
+        bytes.map { String(buffer: $0) }
+    }
+}
+
+extension PostgresRandomAccessRow: StoredRow {
+    package func text(_ column: String) -> String? {
+        contains(column) ? self[column].text : nil
+    }
+
+    package func integer(_ column: String) -> Int64? {
+        contains(column) ? self[column].integer : nil
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import OakModels
+import OakStore
+
+extension PostgresStore: NoteRepository {
+    public func notes(species: String?, sourceId: Int) async throws -> [Note] {
+        try await read { session in
+            var sql = "\(StoreSQL.noteSelect) WHERE ss.source_id = $1"
+            var values: [StoredValue] = [StoredValue(sourceId)]
+            if let species {
+                sql += " AND ss.scientific_name = $2"
+                values.append(.text(try await Self.storedName(session, species)))
+            }
+            return try await session.rows(sql + " ORDER BY ss.scientific_name, ss.id", values).map(Note.init(row:))
+        }
+    }
+
+    public func note(id: UUID) async throws -> Note {
+        try await read { session in try await Self.requireNote(session, id) }
+    }
+
+    public func createNote(_ input: NoteInput) async throws -> Note {
+        guard let name = input.scientificName?.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
+            throw OakError.invalid("scientificName", "is required")
+        }
+        var fields = NoteFields()
+        input.fields.apply(to: &fields)
+        let newFields = fields
+        let now = self.now
+        return try await write { session in
+            let id = input.id ?? UUID()
+            if try await Self.fetchNote(session, id) != nil {
+                throw OakError(
+                    .conflict, "A note with id \(id.uuidString.lowercased()) already exists", details: ["id": .string(id.uuidString.lowercased())])
+            }
+            var record = try await Self.newNoteRecord(session, id: id, name: name, sourceId: input.sourceId, fields: newFields, at: now)
+            try await Self.insertChecked(session, &record)
+            return try await Self.requireNote(session, id)
+        }
+    }
+
+    public func updateNote(id: UUID, with input: NoteInput, expectedVersion: Int64?) async throws -> Note {
+        let now = self.now
+        return try await write { session in
+            // A body the server would refuse is a 400 whatever version it was meant for, so it goes first.
+            let current = try await Self.requireNote(session, id)
+            var fields = current.fields
+            input.fields.apply(to: &fields)
+            var record = try await Self.noteRecord(session, id: id, fields: fields)
+            try current.check(expectedVersion: expectedVersion)
+            if let name = input.scientificName, try await Self.storedName(session, name) != current.scientificName {
+                throw OakError.conflicting("scientificName", "a note's species cannot change; create a new note instead")
+            }
+            if let sourceId = input.sourceId, sourceId != current.sourceId {
+                throw OakError.conflicting("sourceId", "a note's source cannot change")
+            }
+            // An update that changes nothing is not a new version.
+            guard fields != current.fields else { return current }
+            record.updatedAt = now
+            try await Self.saveSpeciesSource(session, record)
+            return try await Self.requireNote(session, id)
+        }
+    }
+
+    public func deleteNote(id: UUID, expectedVersion: Int64?) async throws {
+        let now = self.now
+        try await write { session in
+            let note = try await Self.requireNote(session, id)
+            try note.check(expectedVersion: expectedVersion)
+            try await Self.deleteSpeciesSource(session, try await Self.fetchSpeciesSource(session, note.scientificName, note.sourceId), at: now)
+        }
+    }
+
+    // MARK: Shared with sync
+
+    static func fetchNote(_ session: PostgresSession, _ id: UUID) async throws -> Note? {
+        try await session.row("\(StoreSQL.noteSelect) WHERE ss.uuid = $1", [.text(id.uuidString.lowercased())]).map(Note.init(row:))
+    }
+
+    static func requireNote(_ session: PostgresSession, _ id: UUID) async throws -> Note {
+        guard let note = try await fetchNote(session, id) else { throw OakError.notFound("Note", id.uuidString.lowercased()) }
+        return note
+    }
+
+    /// A new row for a note, after checking that its species and source exist (404 naming the field).
+    static func newNoteRecord(_ session: PostgresSession, id: UUID, name: String, sourceId: Int?, fields: NoteFields, at time: Date)
+        async throws -> SpeciesSource
+    {
+        guard let species = try await existingName(session, name) else {
+            throw OakError.unknownReference("scientificName", "no species named '\(Species.normalizedName(name))' exists")
+        }
+        let sourceId = sourceId ?? Source.personalObservationID
+        guard try await sourceExists(session, sourceId) else {
+            throw OakError.unknownReference("sourceId", "no source with id \(sourceId) exists")
+        }
+        if let existing = try await session.text(
+            "SELECT uuid FROM species_sources WHERE scientific_name = $1 AND source_id = $2", [.text(species), StoredValue(sourceId)])
+        {
+            throw OakError(.conflict, "Species '\(species)' already has a note from source \(sourceId)", details: ["id": .string(existing)])
+        }
+        return try SpeciesSource.newNote(id: id, species: species, sourceId: sourceId, fields: fields, at: time)
+    }
+
+    /// A note's row with `fields` applied and validated (a 400 naming the column), not yet written.
+    static func noteRecord(_ session: PostgresSession, id: UUID, fields: NoteFields) async throws -> SpeciesSource {
+        guard let row = try await session.row("SELECT * FROM species_sources WHERE uuid = $1", [.text(id.uuidString.lowercased())]) else {
+            throw OakError.notFound("Note", id.uuidString.lowercased())
+        }
+        var record = SpeciesSource(row: row)
+        fields.apply(to: &record)
+        try record.validate()
+        return record
+    }
+
+    /// Writes a note's fields and timestamp into its row.
+    static func saveNote(_ session: PostgresSession, id: UUID, fields: NoteFields, updatedAt: Date) async throws {
+        var record = try await noteRecord(session, id: id, fields: fields)
+        record.updatedAt = updatedAt
+        try await saveSpeciesSource(session, record)
+    }
+}

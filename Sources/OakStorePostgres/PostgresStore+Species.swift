@@ -1,0 +1,114 @@
+import Foundation
+import OakModels
+import OakStore
+
+extension PostgresStore: SpeciesRepository {
+    public func listSpecies(filter: SpeciesFilter, limit: Int, offset: Int) async throws -> Page<Species> {
+        var query = PostgresFilter()
+        for (column, value) in [
+            ("subgenus", filter.subgenus), ("section", filter.section), ("subsection", filter.subsection), ("complex", filter.complex),
+        ] {
+            query.add("lower(\(column)) = lower($)", value.map { .text($0) })
+        }
+        query.add("is_hybrid = $", filter.isHybrid.map { StoredValue($0) })
+        query.add("scientific_name IN (SELECT scientific_name FROM species_sources WHERE source_id = $)", filter.sourceId.map { StoredValue($0) })
+        let filter = query
+        return try await read { session in
+            try await filter.page(session, from: "oak_entries", orderBy: "scientific_name", limit: limit, offset: offset, Species.init(row:))
+        }
+    }
+
+    public func species(named name: String) async throws -> Species {
+        try await read { session in try await Self.fetchSpecies(session, name) }
+    }
+
+    public func speciesFull(named name: String) async throws -> SpeciesFull {
+        try await snapshot { session in
+            SpeciesFull(species: try await Self.fetchSpecies(session, name), sources: try await Self.attributedSources(session, of: name))
+        }
+    }
+
+    public func createSpecies(_ patch: SpeciesPatch) async throws -> Species {
+        let species = try Species(creating: patch)
+        return try await write { session in
+            if try await Self.speciesExists(session, species.scientificName) {
+                throw OakError(
+                    .conflict, "Species '\(species.scientificName)' already exists", details: ["scientific_name": .string(species.scientificName)])
+            }
+            try await session.insert(into: "oak_entries", species.columnValues)
+            return species
+        }
+    }
+
+    public func updateSpecies(named name: String, with patch: SpeciesPatch) async throws -> Species {
+        try await write { session in
+            var species = try await Self.fetchSpecies(session, name)
+            try species.apply(patch)
+            var values = species.columnValues
+            values["scientific_name"] = nil
+            try await session.update("oak_entries", values, where: "scientific_name = $1", [.text(species.scientificName)])
+            return species
+        }
+    }
+
+    public func deleteSpecies(named name: String) async throws {
+        try await write { session in
+            let species = try await Self.fetchSpecies(session, name)
+            let blocking = try await session.texts(
+                "SELECT scientific_name FROM oak_entries WHERE parent1 = $1 OR parent2 = $1 ORDER BY scientific_name", [.text(species.scientificName)])
+            if !blocking.isEmpty {
+                throw OakError(
+                    .conflict, "Species '\(species.scientificName)' is a parent of \(blocking.count) hybrid(s); change or delete them first",
+                    details: ["blocking_hybrids": .array(blocking.map(JSONValue.string))])
+            }
+            // Source rows first, as the SQLite store deletes them: their tombstones come before the species'.
+            try await session.execute("DELETE FROM species_sources WHERE scientific_name = $1", [.text(species.scientificName)])
+            try await session.execute("DELETE FROM oak_entries WHERE scientific_name = $1", [.text(species.scientificName)])
+        }
+    }
+
+    // MARK: Shared queries
+
+    /// The species a name from a request means: its normalized spelling, or the other spelling of a hybrid,
+    /// the exact one first (as the SQLite store reads it).
+    static func fetchSpecies(_ session: PostgresSession, _ name: String) async throws -> Species {
+        let key = Species.normalizedName(name)
+        guard
+            let row = try await session.row(
+                "SELECT * FROM oak_entries WHERE scientific_name IN ($1, $2) ORDER BY (scientific_name = $1) DESC LIMIT 1",
+                [.text(key), .text(Species.alternateName(key))])
+        else { throw OakError.notFound("Species", key) }
+        return Species(row: row)
+    }
+
+    /// The name a species is stored under (see `fetchSpecies`), or nil when there is none.
+    static func existingName(_ session: PostgresSession, _ name: String) async throws -> String? {
+        let key = Species.normalizedName(name)
+        return try await session.text(
+            "SELECT scientific_name FROM oak_entries WHERE scientific_name IN ($1, $2) ORDER BY (scientific_name = $1) DESC LIMIT 1",
+            [.text(key), .text(Species.alternateName(key))])
+    }
+
+    /// The name a species is stored under; the normalized name when there is none.
+    static func storedName(_ session: PostgresSession, _ name: String) async throws -> String {
+        try await existingName(session, name) ?? Species.normalizedName(name)
+    }
+
+    static func speciesExists(_ session: PostgresSession, _ name: String) async throws -> Bool {
+        try await session.row("SELECT 1 FROM oak_entries WHERE scientific_name = $1", [.text(name)]) != nil
+    }
+
+    /// A species' source data with source names, preferred first, then by source id.
+    static func attributedSources(_ session: PostgresSession, of name: String) async throws -> [AttributedSpeciesSource] {
+        try await session.rows(
+            """
+            SELECT ss.*, s.name AS joined_source_name, s.url AS joined_source_url
+            FROM species_sources ss JOIN sources s ON s.id = ss.source_id WHERE ss.scientific_name = $1
+            ORDER BY ss.is_preferred DESC, ss.source_id
+            """,
+            [.text(try await storedName(session, name))]
+        ).map { row in
+            AttributedSpeciesSource(record: SpeciesSource(row: row), sourceName: row.text("joined_source_name") ?? "", sourceURL: row.text("joined_source_url"))
+        }
+    }
+}

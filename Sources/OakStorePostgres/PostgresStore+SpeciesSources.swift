@@ -1,0 +1,99 @@
+import Foundation
+import OakModels
+import OakStore
+
+extension PostgresStore: SpeciesSourceRepository {
+    public func speciesSources(of name: String) async throws -> [SpeciesSource] {
+        try await read { session in
+            let species = try await Self.fetchSpecies(session, name)
+            return try await session.rows(
+                "SELECT * FROM species_sources WHERE scientific_name = $1 ORDER BY is_preferred DESC, source_id", [.text(species.scientificName)]
+            ).map(SpeciesSource.init(row:))
+        }
+    }
+
+    public func speciesSource(of name: String, sourceId: Int) async throws -> SpeciesSource {
+        try await read { session in try await Self.fetchSpeciesSource(session, name, sourceId) }
+    }
+
+    public func createSpeciesSource(of name: String, with patch: SpeciesSourcePatch) async throws -> SpeciesSource {
+        guard case .value(let sourceId) = patch.sourceId else { throw OakError.invalid("source_id", "is required") }
+        let now = self.now
+        return try await write { session in
+            try await Self.insertSpeciesSource(
+                session, SpeciesSource(scientificName: name, sourceId: sourceId, createdAt: now, updatedAt: now), applying: patch)
+        }
+    }
+
+    public func updateSpeciesSource(of name: String, sourceId: Int, with patch: SpeciesSourcePatch) async throws -> SpeciesSource {
+        let now = self.now
+        return try await write { session in
+            var record = try await Self.fetchSpeciesSource(session, name, sourceId)
+            try record.apply(patch)
+            record.updatedAt = now
+            try await Self.saveSpeciesSource(session, record)
+            return record
+        }
+    }
+
+    public func deleteSpeciesSource(of name: String, sourceId: Int) async throws {
+        let now = self.now
+        try await write { session in
+            try await Self.deleteSpeciesSource(session, try await Self.fetchSpeciesSource(session, name, sourceId), at: now)
+        }
+    }
+
+    // MARK: Shared with notes
+
+    static func fetchSpeciesSource(_ session: PostgresSession, _ name: String, _ sourceId: Int) async throws -> SpeciesSource {
+        let species = try await fetchSpecies(session, name)
+        guard
+            let row = try await session.row(
+                "SELECT * FROM species_sources WHERE scientific_name = $1 AND source_id = $2", [.text(species.scientificName), StoredValue(sourceId)])
+        else { throw OakError.notFound("Data of source \(sourceId) for species", species.scientificName) }
+        return SpeciesSource(row: row)
+    }
+
+    /// Deletes a row, stamping its tombstone with the time of the delete.
+    static func deleteSpeciesSource(_ session: PostgresSession, _ record: SpeciesSource, at time: Date) async throws {
+        try await session.execute("DELETE FROM species_sources WHERE id = $1", [StoredValue(record.id)])
+        try await session.execute(
+            "UPDATE change_log SET deleted_at = $1 WHERE entity = 'notes' AND entity_key = $2",
+            [StoredValue(time), .text(record.uuid.uuidString.lowercased())])
+    }
+
+    /// Inserts a new row after checking its species, source and uniqueness; source-3 rows default to preferred.
+    static func insertSpeciesSource(_ session: PostgresSession, _ new: SpeciesSource, applying patch: SpeciesSourcePatch) async throws
+        -> SpeciesSource
+    {
+        var record = new
+        record.scientificName = try await fetchSpecies(session, new.scientificName).scientificName
+        guard try await sourceExists(session, record.sourceId) else {
+            throw OakError.unknownReference("source_id", "no source with id \(record.sourceId) exists")
+        }
+        if let existing = try await session.row(
+            "SELECT id, uuid FROM species_sources WHERE scientific_name = $1 AND source_id = $2",
+            [.text(record.scientificName), StoredValue(record.sourceId)])
+        {
+            throw OakError(
+                .conflict, "Species '\(record.scientificName)' already has data from source \(record.sourceId)",
+                details: ["id": .string(existing.text("uuid") ?? ""), "row_id": .number(Double(existing.integer("id") ?? 0))])
+        }
+        record.isPreferred = record.sourceId == Source.personalObservationID
+        try record.apply(patch)
+        try await insertChecked(session, &record)
+        return record
+    }
+
+    /// Inserts a row whose species, source and uniqueness were checked; sets its row id.
+    static func insertChecked(_ session: PostgresSession, _ record: inout SpeciesSource) async throws {
+        record.id = Int(try await session.insert(into: "species_sources", record.columnValues, returning: "id") ?? 0)
+    }
+
+    /// Writes every column of an existing row; the row keeps its id, uuid and creation time.
+    static func saveSpeciesSource(_ session: PostgresSession, _ record: SpeciesSource) async throws {
+        var values = record.columnValues
+        for column in ["uuid", "scientific_name", "source_id", "created_at"] { values[column] = nil }
+        try await session.update("species_sources", values, where: "id = $1", [StoredValue(record.id)])
+    }
+}

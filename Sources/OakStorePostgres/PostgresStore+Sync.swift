@@ -1,0 +1,200 @@
+import Foundation
+import NIOCore
+import OakModels
+import OakStore
+
+extension PostgresStore: SyncRepository {
+    public func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> ByteBuffer {
+        // One snapshot: the page and the head its cursor reports agree (see `PostgresSchema` for why a
+        // change numbered below the head can never commit after it).
+        try await snapshot { session in
+            let window = try PullWindow(
+                cursor: cursor, database: try await Self.databaseID(session), head: try await Self.changeLogHead(session),
+                compactedThrough: try await Self.compactedThrough(session))
+            let start = window.position.sequence
+            let entityList = entities.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            // A snapshot needs no tombstones of deletes made before it started: the client starts from nothing.
+            let tombstones = window.snapshotStart.map { "AND (op = 'upsert' OR seq > \($0))" } ?? ""
+            let rows = try await session.rows(
+                "SELECT seq, entity, entity_key, op FROM change_log WHERE seq > $1 AND entity IN (\(entityList)) \(tombstones) ORDER BY seq LIMIT $2",
+                [.integer(start), StoredValue(limit + 1)])
+            let hasMore = rows.count > limit
+            let page = rows.prefix(limit).map(PostgresColumns.init)
+            let last = page.last?.int(0)
+            var json = JSONOutput(capacity: 64 * 1024 + page.count * 1024)
+            json.beginPull()
+            try await Self.writeChanges(session, page, after: start, through: last ?? start, into: &json)
+            json.endPull(cursor: window.next(hasMore: hasMore, lastSequence: last), hasMore: hasMore)
+            return ByteBuffer(bytes: json.bytes)
+        }
+    }
+
+    public func push(_ changes: [PushChange]) async throws -> ByteBuffer {
+        guard changes.count <= PushRequest.maxChanges else {
+            throw OakError(.payloadTooLarge, "A push may carry at most \(PushRequest.maxChanges) changes; send smaller batches")
+        }
+        let now = self.now
+        return try await write { session in
+            var json = JSONOutput(capacity: changes.count * 1024)
+            json.raw(#"{"results":["#)
+            for (index, change) in changes.enumerated() {
+                if index > 0 { json.raw(",") }
+                json.raw(try await Self.applyOnce(session, change, now: now))
+            }
+            json.raw("]}")
+            return ByteBuffer(bytes: json.bytes)
+        }
+    }
+
+    public func compact(olderThan horizon: Date) async throws -> Int {
+        try await write { session in
+            let cutoff = StoredValue(horizon)
+            let newest = try await session.integer("SELECT MAX(seq) FROM change_log WHERE op = 'delete' AND changed_at < $1", [cutoff])
+            try await session.execute("DELETE FROM sync_receipts WHERE created_at < $1", [cutoff])
+            guard let newest else { return 0 }
+            let removed = try await session.execute("DELETE FROM change_log WHERE op = 'delete' AND seq <= $1", [.integer(newest)])
+            try await session.execute(
+                "UPDATE sync_state SET value = GREATEST(value::bigint, $1)::text WHERE key = 'compacted_through'", [.integer(newest)])
+            return removed
+        }
+    }
+
+    // MARK: Pull
+
+    /// The newest sequence number: it moves on every committed change.
+    static func changeLogHead(_ session: PostgresSession) async throws -> Int64 {
+        try await session.integer("SELECT seq FROM change_log_head") ?? 0
+    }
+
+    /// The newest sequence number whose tombstones compaction may have removed.
+    static func compactedThrough(_ session: PostgresSession) async throws -> Int64 {
+        Int64(try await session.text("SELECT value FROM sync_state WHERE key = 'compacted_through'") ?? "0") ?? 0
+    }
+
+    /// This database's identity, which every cursor carries.
+    static func databaseID(_ session: PostgresSession) async throws -> String {
+        try await session.text("SELECT value FROM sync_state WHERE key = 'database_id'") ?? "0"
+    }
+
+    /// Writes a page of the change log (`seq, entity, entity_key, op`) as `SyncChange`s: notes from one
+    /// query over the page's range, other records encoded from their models. An upsert whose record is gone
+    /// by now is left out (its delete follows later).
+    static func writeChanges(
+        _ session: PostgresSession, _ page: [PostgresColumns], after start: Int64, through end: Int64, into json: inout JSONOutput
+    ) async throws {
+        var keys: [SyncEntity: [String]] = [:]
+        for row in page where row.string(3) == SyncOperation.upsert.rawValue {
+            if let entity = row.string(1).flatMap(SyncEntity.init(rawValue:)), entity != .notes { keys[entity, default: []].append(row.string(2) ?? "") }
+        }
+        var records: [String: Data] = [:]
+        for (entity, list) in keys {
+            guard let sql = SyncRecords.query(entity, keysIn: "(SELECT jsonb_array_elements_text($1::jsonb))") else { continue }
+            for row in try await session.rows(sql, [.text(ColumnCoding.json(list))]) {
+                if let record = try SyncRecords.encoded(entity, row) { records[record.key] = record.json }
+            }
+        }
+        var notes: [Int64: PostgresColumns] = [:]
+        try await session.forEach(
+            PulledNoteColumn.selection + " WHERE c.entity = 'notes' AND c.op = 'upsert' AND c.seq > $1 AND c.seq <= $2",
+            [.integer(start), .integer(end)]
+        ) { notes[$0.int(PulledNoteColumn.seq.rawValue)] = $0 }
+        var first = true
+        for row in page {
+            let sequence = row.int(0)
+            let entity = row.string(1) ?? ""
+            let key = row.string(2) ?? ""
+            let op = row.string(3) ?? ""
+            let isUpsert = op == SyncOperation.upsert.rawValue
+            let note = isUpsert && entity == SyncEntity.notes.rawValue ? notes[sequence] : nil
+            let record = isUpsert && note == nil ? records["\(entity)/\(key)"] : nil
+            guard !isUpsert || note != nil || record != nil else { continue }
+            try json.pulledChange(first: first, entity: entity, key: key, op: op, version: sequence) { json in
+                if let note {
+                    try json.pulledNote(note)
+                } else if let record {
+                    json.raw(record)
+                } else {
+                    json.null()
+                }
+            }
+            first = false
+        }
+    }
+
+    // MARK: Push
+
+    /// Applies a change once and answers its result as JSON (`PushResult`): a change seen before (same
+    /// digest) gets its recorded result and changes nothing.
+    static func applyOnce(_ session: PostgresSession, _ change: PushChange, now: Date) async throws -> Data {
+        let digest = PushReceipts.digest(of: change)
+        if let stored = try await session.text("SELECT result FROM sync_receipts WHERE digest = $1", [.text(digest)]) {
+            return Data(stored.utf8)
+        }
+        let encoded: Data
+        if let result = try await decide(session, change, now: now) {
+            encoded = try WireJSON.encoder.encode(result)
+            // A rejection changed nothing: re-sending it is evaluated afresh (it may pass once its cause is fixed).
+            guard result.status != .rejected else { return encoded }
+        } else {
+            guard
+                let row = try await session.row(
+                    PulledNoteColumn.selection + " WHERE c.entity = 'notes' AND c.entity_key = $1", [.text(change.id.uuidString.lowercased())])
+            else { throw OakError.notFound("Note", change.id.uuidString.lowercased()) }
+            var json = JSONOutput(capacity: 1024)
+            try json.appliedPushResult(id: change.id, PostgresColumns(row))
+            encoded = Data(json.bytes)
+        }
+        // Stamped by the database's clock, as tombstones are, since compaction removes both by one horizon.
+        try await session.execute(
+            "INSERT INTO sync_receipts(digest, result, created_at) VALUES ($1, $2, \(PostgresSchema.now))",
+            [.text(digest), .text(String(decoding: encoded, as: UTF8.self))])
+        return encoded
+    }
+
+    /// Carries out the shared push rule (`PushPlan`) for one change: its result, or nil when the note was
+    /// stored (answered with the note as stored).
+    static func decide(_ session: PostgresSession, _ change: PushChange, now: Date) async throws -> PushResult? {
+        let current = try await fetchNote(session, change.id)
+        let tombstone = current == nil ? try await fetchTombstone(session, change.id) : nil
+        var storedName: String?
+        if current != nil, let body = change.note { storedName = try await Self.storedName(session, body.scientificName) }
+        do {
+            let plan = try PushPlan.plan(
+                for: change, current: current, tombstone: tombstone, now: now, storedName: { storedName ?? Species.normalizedName($0) })
+            switch plan {
+            case .answer(let result):
+                return result
+            case .delete(let note, let time):
+                try await deleteSpeciesSource(session, try await fetchSpeciesSource(session, note.scientificName, note.sourceId), at: time)
+                return PushResult(id: change.id, status: .applied, version: try await fetchTombstone(session, change.id)?.version)
+            case .update(let fields, let time):
+                try await saveNote(session, id: change.id, fields: fields, updatedAt: time)
+            case .unchanged:
+                break
+            case .insert(let name, let sourceId, let fields, let time):
+                var record = try await newNoteRecord(session, id: change.id, name: name, sourceId: sourceId, fields: fields, at: time)
+                try await insertChecked(session, &record)
+            }
+        } catch let error as OakError where error.code == .conflict {
+            // Another device created the note for this species and source first: its note is the server's.
+            guard case .string(let otherID)? = error.details?["id"], let id = UUID(uuidString: otherID),
+                let winner = try await fetchNote(session, id)
+            else { throw error }
+            return PushResult(id: change.id, status: .stale, version: winner.version, note: winner)
+        } catch let error as OakError {
+            guard case .answer(let result)? = PushPlan.rejection(of: change, error) else { throw error }
+            return result
+        }
+        return nil
+    }
+
+    /// A deleted note's tombstone.
+    static func fetchTombstone(_ session: PostgresSession, _ id: UUID) async throws -> NoteTombstone? {
+        guard
+            let row = try await session.row(
+                "SELECT seq, COALESCE(deleted_at, changed_at) AS deleted_at FROM change_log WHERE entity = 'notes' AND entity_key = $1 AND op = 'delete'",
+                [.text(id.uuidString.lowercased())])
+        else { return nil }
+        return NoteTombstone(version: row.integer("seq") ?? 0, deletedAt: ColumnCoding.date(row.text("deleted_at")))
+    }
+}
