@@ -68,6 +68,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -125,7 +126,7 @@ let package = Package(
             name: "oak",
             dependencies: [
                 "OakModels",
-                "OakStore", "OakStoreSQLite",
+                "OakStore", "OakStoreSQLite", "OakStorePostgres",
                 "OakServer",
                 "OakSync",
                 "OakCLI",
@@ -173,7 +174,10 @@ let package = Package(
         ),
         .testTarget(
             name: "OakStoreTests",
-            dependencies: ["OakStore", "OakStoreSQLite", "OakModels", "OakTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "OakStore", "OakStoreSQLite", "OakStorePostgres", "OakModels", "OakTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "OakServerTests",

@@ -31,7 +31,7 @@ public final class PostgresStore: Sendable {
         url: String, seedStarterData: Bool = true, maxConnections: Int = 20, clock: @escaping @Sendable () -> Date = Date.init,
         logger: Logger = Logger(label: "oak.postgres")
     ) async throws {
-        var configuration = try PostgresURL.configuration(from: url)
+        var configuration = try PostgresURL(url).clientConfiguration
         configuration.options.maximumConnections = maxConnections
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
@@ -50,6 +50,23 @@ public final class PostgresStore: Sendable {
             runner.cancel()
             throw Self.describe(error)
         }
+    }
+
+    /// Opens the store at `url` as `init` does, after one connection attempt that fails with the reason when
+    /// the database cannot be reached (the pool would retry instead). A database that does not exist yet is
+    /// created, as a SQLite file would be.
+    public static func connect(url: String, seedStarterData: Bool = true, logger: Logger = Logger(label: "oak.postgres")) async throws
+        -> PostgresStore
+    {
+        let target = try PostgresURL(url)
+        do {
+            try await target.probe(logger: logger)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "3D000" {  // invalid_catalog_name
+            try await createDatabaseIfMissing(url: url, logger: logger)
+        } catch {
+            throw describe(error)
+        }
+        return try await PostgresStore(url: url, seedStarterData: seedStarterData, logger: logger)
     }
 
     deinit {
@@ -134,7 +151,7 @@ public final class PostgresStore: Sendable {
         if let state = error.serverInfo?[.sqlState], state.hasPrefix("23") {
             return OakError(.conflict, "The change conflicts with existing data: \(message ?? "constraint failed")")
         }
-        let detail = message.map { "PostgreSQL: \($0)" } ?? "PostgreSQL: \(error.code)"
+        let detail = message.map { "PostgreSQL: \($0)" } ?? "PostgreSQL: \(error.underlying.map { "\($0)" } ?? "\(error.code)")"
         return OakError(.internalError, detail)
     }
 

@@ -1,14 +1,22 @@
 import Foundation
 import Logging
+import NIOPosix
 import NIOSSL
 import OakModels
 import PostgresNIO
 
-/// Reads a connection URL as libpq does: `postgres://user:password@host:port/database?sslmode=mode`.
+/// A connection URL read as libpq reads it: `postgres://user:password@host:port/database?sslmode=mode`.
 /// `sslmode` is `disable`, `prefer` (the default: TLS when the server offers it), `require` (TLS, the
 /// certificate not checked, as libpq's `require`) or `verify-full` (TLS with the certificate checked).
-package enum PostgresURL {
-    package static func configuration(from text: String) throws -> PostgresClient.Configuration {
+package struct PostgresURL: Sendable {
+    package var host: String
+    package var port: Int
+    package var user: String
+    package var password: String?
+    package var database: String
+    package var sslMode: String
+
+    package init(_ text: String) throws {
         func refuse(_ reason: String) -> OakError {
             OakError.invalid("database-url", "\(reason) (expected postgres://user:password@host:port/database)")
         }
@@ -19,24 +27,53 @@ package enum PostgresURL {
         guard let user = components.user, !user.isEmpty else { throw refuse("names no user") }
         let database = String(components.path.drop { $0 == "/" })
         guard !database.isEmpty else { throw refuse("names no database") }
-        let mode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
-        let tls: PostgresClient.Configuration.TLS
-        var unchecked = TLSConfiguration.makeClientConfiguration()
-        unchecked.certificateVerification = .none
-        switch mode {
-        case "disable": tls = .disable
-        case "prefer", "allow": tls = .prefer(unchecked)
-        case "require": tls = .require(unchecked)
-        case "verify-ca", "verify-full": tls = .require(.makeClientConfiguration())
-        default: throw refuse("has an unknown sslmode '\(mode)'")
+        sslMode = components.queryItems?.first { $0.name == "sslmode" }?.value ?? "prefer"
+        guard ["disable", "allow", "prefer", "require", "verify-ca", "verify-full"].contains(sslMode) else {
+            throw refuse("has an unknown sslmode '\(sslMode)'")
         }
-        return PostgresClient.Configuration(
-            host: host, port: components.port ?? 5432, username: user.removingPercentEncoding ?? user,
-            password: components.password.map { $0.removingPercentEncoding ?? $0 }, database: database.removingPercentEncoding ?? database,
-            tls: tls)
+        self.host = host
+        port = components.port ?? 5432
+        self.user = user.removingPercentEncoding ?? user
+        password = components.password.map { $0.removingPercentEncoding ?? $0 }
+        self.database = database.removingPercentEncoding ?? database
     }
 
-    /// The URL without its password, for logs and messages.
+    /// TLS as `sslmode` asks: certificates are checked only for `verify-ca` and `verify-full`.
+    private var tls: TLSConfiguration? {
+        switch sslMode {
+        case "disable": return nil
+        case "verify-ca", "verify-full": return .makeClientConfiguration()
+        default:
+            var unchecked = TLSConfiguration.makeClientConfiguration()
+            unchecked.certificateVerification = .none
+            return unchecked
+        }
+    }
+
+    private var requiresTLS: Bool { !["disable", "allow", "prefer"].contains(sslMode) }
+
+    /// The configuration of a pool of connections.
+    package var clientConfiguration: PostgresClient.Configuration {
+        let mode: PostgresClient.Configuration.TLS = tls.map { requiresTLS ? .require($0) : .prefer($0) } ?? .disable
+        return PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: mode)
+    }
+
+    /// Connects once and closes, to find why the database cannot be reached (the pool only retries).
+    package func probe(logger: Logger) async throws {
+        var mode = PostgresConnection.Configuration.TLS.disable
+        if let tls {
+            let context = try NIOSSLContext(configuration: tls)
+            mode = requiresTLS ? .require(context) : .prefer(context)
+        }
+        let configuration = PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: password, database: database, tls: mode)
+        let connection = try await PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 0, logger: logger
+        ).get()
+        try await connection.close().get()
+    }
+
+    /// A URL without its password, for logs and messages.
     package static func redacted(_ text: String) -> String {
         guard var components = URLComponents(string: text), components.password != nil else { return text }
         components.password = "***"
@@ -49,9 +86,10 @@ extension PostgresStore {
     /// database as the URL's user (who needs the CREATEDB privilege). Answers whether it created it.
     @discardableResult
     public static func createDatabaseIfMissing(url: String, logger: Logger = Logger(label: "oak.postgres")) async throws -> Bool {
-        var configuration = try PostgresURL.configuration(from: url)
-        guard let name = configuration.database else { return false }
-        configuration.database = "postgres"
+        var target = try PostgresURL(url)
+        let name = target.database
+        target.database = "postgres"
+        var configuration = target.clientConfiguration
         configuration.options.maximumConnections = 1
         return try await withClient(configuration, logger: logger) { session in
             guard try await session.row("SELECT 1 FROM pg_database WHERE datname = $1", [.text(name)]) == nil else { return false }

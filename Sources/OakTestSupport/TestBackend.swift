@@ -64,7 +64,7 @@ public func postgresCount(url: String, _ sql: String, _ arguments: [String]) asy
         index += 1
         return "$\(index)"
     }.joined()
-    let configuration = try PostgresURL.configuration(from: url)
+    let configuration = try PostgresURL(url).clientConfiguration
     return try await PostgresStore.withClient(configuration, logger: Logger(label: "oak.tests", factory: { _ in SwiftLogNoOpLogHandler() })) {
         Int(try await $0.integer(numbered, arguments.map { .text($0) }) ?? 0)
     }

@@ -7,7 +7,7 @@ import NIOPosix
 import OakServer
 import OakStore
 
-/// `oak serve`: runs the HTTP API on a SQLite database file.
+/// `oak serve`: runs the HTTP API on a SQLite database file, or on a PostgreSQL database several servers share.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -15,6 +15,8 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Opens (or creates) the database, migrates it forward in place, and serves /api/v1.
             A new database gets the standard sources and a starter dataset of oak species.
+            With --database-url (or DATABASE_URL) it serves a PostgreSQL database instead of a file; any number
+            of servers may share it (see README, Deploying).
             Writes need the owner key: OAK_API_KEY, or ~/.oak/api_key (created on first start).
             Stop with Ctrl-C or SIGTERM; in-flight requests finish first.
             """
@@ -97,8 +99,8 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("\(name) must be at least 1")
         }
         try await checkAddressFree(host: host, port: port)
-        let path = database.path
-        let store = try database.open()
+        let described = try database.describe()
+        let store = try await database.openStore()
         let key = try OwnerKey.resolve(environment: environment, regenerate: regenerateKey)
         switch key.origin {
         case .environment: say("Owner key: from OAK_API_KEY")
@@ -106,7 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
         case .generated(let file):
             say("Owner key (shown once, saved to \(file) with mode 0600):\n  \(key.value)")
         }
-        say("Serving \(path) on http://\(host):\(port)/api/v1")
+        say("Serving \(described) on http://\(host):\(port)/api/v1")
         let app = buildApplication(
             configuration: ServerConfiguration(
                 host: host, port: port, ownerKey: key.value, logLevel: level,

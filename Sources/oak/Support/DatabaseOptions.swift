@@ -1,17 +1,59 @@
 import ArgumentParser
 import Foundation
+import Logging
 import OakCLI
+import OakModels
 import OakStore
+import OakStorePostgres
 import OakStoreSQLite
 
-/// `--db`: the SQLite file `oak serve` works on, created (with the starter dataset) when new.
+/// `--db`: the SQLite file `oak serve` works on, created (with the starter dataset) when new; or
+/// `--database-url`: a PostgreSQL database that several servers share.
 struct DatabaseOptions: ParsableArguments {
     @Option(
         name: [.customLong("db"), .customShort("d"), .customLong("database")],
         help: "SQLite database file (env OAK_DB or OAK_DB_PATH; default ./oak_compendium.db).")
     var db: String?
 
+    @Option(
+        name: .customLong("database-url"),
+        help: "PostgreSQL database instead of a file: postgres://user:password@host:port/database[?sslmode=…] (env DATABASE_URL).")
+    var databaseURL: String?
+
     var path: String { db ?? Target.defaultDatabasePath(environment: ProcessInfo.processInfo.environment) }
+
+    /// The PostgreSQL URL in effect: `--database-url`, else `DATABASE_URL` unless `--db` names a file.
+    func postgresURL() throws -> String? {
+        if databaseURL != nil, db != nil { throw ValidationError("Give --db or --database-url, not both") }
+        if let databaseURL { return databaseURL }
+        guard db == nil, let url = ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else { return nil }
+        return url
+    }
+
+    /// What a server names as its database: the file, or the URL without its password.
+    func describe() throws -> String {
+        try postgresURL().map(PostgresURL.redacted) ?? path
+    }
+
+    /// Opens the database the options name, SQLite or PostgreSQL, creating and migrating it if needed.
+    func openStore() async throws -> any CompendiumStore {
+        guard let url = try postgresURL() else { return try open() }
+        do {
+            _ = try PostgresURL(url)
+        } catch let error as OakError {
+            throw ValidationError(error.fieldErrors.first.map { "--\($0.field) \($0.message)" } ?? error.message)
+        }
+        var logger = Logger(label: "oak.postgres")
+        // The pool's own notes (retries, a lease before it runs) are noise for a command-line user.
+        logger.logLevel = .error
+        do {
+            return try await PostgresStore.connect(url: url, logger: logger)
+        } catch {
+            FileHandle.standardError.write(
+                Data("error: cannot open the PostgreSQL database at \(PostgresURL.redacted(url)): \(CLIError(error).description)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
 
     /// Opens (creating and migrating if needed) the database.
     func open() throws -> SQLiteStore {
@@ -37,8 +79,18 @@ struct ExistingDatabaseOptions: ParsableArguments {
     var path: String { location.path }
 
     func open() async throws -> SQLiteStore {
+        if try location.postgresURL() != nil {
+            throw ValidationError("This command works on a SQLite file; a PostgreSQL database is backed up with pg_dump")
+        }
         try await reportingFailures { try Target.requireDatabase(at: path, create: create, option: "--db") }
         if verbose { FileHandle.standardError.write(Data("Using the database \(path)\n".utf8)) }
         return try location.open()
+    }
+
+    /// The store the options name, SQLite (which must exist unless `--create`) or PostgreSQL.
+    func openStore() async throws -> any CompendiumStore {
+        guard try location.postgresURL() != nil else { return try await open() }
+        if verbose { FileHandle.standardError.write(Data("Using the database \(try location.describe())\n".utf8)) }
+        return try await location.openStore()
     }
 }

@@ -17,7 +17,7 @@ struct TokenCreateCommand: AsyncParsableCommand {
     func run() async throws {
         let parsed: [Ability]
         do { parsed = try Ability.parseList(abilities) } catch let error as OakError { throw ValidationError(error.message) }
-        let store = try await database.open()
+        let store = try await database.openStore()
         do {
             let (token, secret) = try await store.createToken(name: name, abilities: parsed)
             say("Created token '\(token.name)' with \(token.abilities.map(\.rawValue).joined(separator: ", ")).")

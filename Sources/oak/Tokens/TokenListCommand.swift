@@ -8,7 +8,7 @@ struct TokenListCommand: AsyncParsableCommand {
     @OptionGroup var database: ExistingDatabaseOptions
 
     func run() async throws {
-        let tokens = try await database.open().listTokens()
+        let tokens = try await database.openStore().listTokens()
         guard !tokens.isEmpty else {
             say("No tokens. Create one with: oak token create --name NAME --abilities notes:write")
             return

@@ -12,7 +12,7 @@ struct TokenRevokeCommand: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            try await database.open().revokeToken(name: name)
+            try await database.openStore().revokeToken(name: name)
             say("Revoked token '\(name)'.")
         } catch let error as OakError where error.code == .notFound {
             throw ValidationError("No token named '\(name)'; see `oak token list`.")

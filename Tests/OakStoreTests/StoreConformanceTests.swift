@@ -1,0 +1,114 @@
+import Foundation
+import NIOCore
+import OakModels
+import OakStore
+import OakStorePostgres
+import OakStoreSQLite
+import OakTestSupport
+import Testing
+
+/// What every backend must do alike, run on each one available (SQLite always; PostgreSQL through
+/// scripts/with-postgres). The HTTP suites run on either backend too (`OAK_TEST_STORE`).
+@Suite("Store conformance")
+struct StoreConformanceTests {
+    private static let allEntities = SyncEntity.allCases
+
+    /// Pulls from `cursor` until the log is drained; each change's (entity/key, version), in the order read.
+    private static func drain(_ store: any CompendiumStore, from cursor: String?, limit: Int = 25) async throws -> (changes: [(String, Int64)], cursor: String)
+    {
+        var cursor = cursor
+        var changes: [(String, Int64)] = []
+        while true {
+            let page = try JSONDecoder().decode(
+                PullResponse.self, from: Data(buffer: try await store.pull(cursor: cursor, limit: limit, entities: allEntities)))
+            changes += page.changes.map { ("\($0.entity.rawValue)/\($0.key)", $0.version) }
+            cursor = page.cursor
+            if !page.hasMore { return (changes, page.cursor) }
+        }
+    }
+
+    @Test(
+        "change log under concurrency: parallel writers and a concurrent puller never miss a change, and versions arrive in order",
+        arguments: TestBackend.available)
+    func parallelWritersConcurrentPuller(_ backend: TestBackend) async throws {
+        let (store, _) = try await temporaryStore(backend)
+        let species = try await store.listSpecies(filter: SpeciesFilter(), limit: 40, offset: 0).data.map(\.scientificName)
+        var ids: [UUID] = []
+        for name in species { ids.append(try await store.createNote(NoteInput(scientificName: name)).id) }
+        let start = try await Self.drain(store, from: nil).cursor
+        let notes = ids
+
+        let writers = 6
+        let rounds = 30
+        let writing = Flag()
+        let puller = Task {
+            var cursor = start
+            var seen: [(String, Int64)] = []
+            while writing.isSet {
+                let page = try await Self.drain(store, from: cursor, limit: 7)
+                seen += page.changes
+                cursor = page.cursor
+            }
+            let last = try await Self.drain(store, from: cursor, limit: 7)
+            return (seen + last.changes, last.cursor)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    for round in 0..<rounds {
+                        // Notes pushed in batches (several changes in one transaction), species edited alone.
+                        let batch = (0..<3).map { notes[(writer * 7 + round * 3 + $0) % notes.count] }
+                        var pushed: [PushChange] = []
+                        for id in batch {
+                            let note = try await store.note(id: id)
+                            pushed.append(
+                                PushChange(
+                                    id: id, op: .upsert, baseVersion: note.version, updatedAt: note.updatedAt.addingTimeInterval(1),
+                                    note: PushedNote(scientificName: note.scientificName, fields: NoteFields(leaf: "writer \(writer) round \(round)"))))
+                        }
+                        _ = try await store.push(pushed)
+                        if round % 5 == 0 {
+                            var patch = SpeciesPatch()
+                            patch.author = .value("writer \(writer) round \(round)")
+                            _ = try await store.updateSpecies(named: species[(writer + round) % species.count], with: patch)
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        writing.clear()
+        let (seen, _) = try await puller.value
+
+        // Every change arrives in version order: a page never holds a version below one already delivered.
+        let versions = seen.map(\.1)
+        #expect(versions == versions.sorted())
+        #expect(Set(versions).count == versions.count)
+        // And none is missed: what the puller holds last for each record is the record's current version.
+        var held: [String: Int64] = [:]
+        for (key, version) in seen { held[key] = max(held[key] ?? 0, version) }
+        let current = try await Self.drain(store, from: nil, limit: 1000).changes
+        var missed: [String] = []
+        for (key, version) in current where (key.hasPrefix("notes/") || key.hasPrefix("species/")) && version > start.sequenceNumber {
+            if held[key] != version { missed.append("\(key): current \(version), pulled \(held[key].map(String.init) ?? "never")") }
+        }
+        #expect(missed.isEmpty, "changes the concurrent puller missed: \(missed)")
+        #expect(held.keys.filter { $0.hasPrefix("notes/") }.count == notes.count)
+    }
+}
+
+/// A flag shared between tasks: set until cleared.
+private final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = true
+
+    var isSet: Bool { lock.withLock { value } }
+    func clear() { lock.withLock { value = false } }
+}
+
+extension String {
+    /// The sequence number of a pull cursor (`database.sequence[.snapshot]`).
+    fileprivate var sequenceNumber: Int64 {
+        Int64(split(separator: ".")[1]) ?? 0
+    }
+}
