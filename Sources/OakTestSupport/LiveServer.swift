@@ -8,23 +8,27 @@ import OakStore
 import OakStoreSQLite
 import OakSync
 
-/// A real server on a loopback port, on a fresh database file.
+/// A real server on a loopback port, on a fresh database of its own (`TestBackend.current` unless told).
 public struct LiveServer: Sendable {
     public static let ownerKey = "sync-test-owner-key-0123456789"
-    public let store: SQLiteStore
+    public let store: any CompendiumStore
+    /// The database file, or the PostgreSQL database's URL.
+    public let database: String
     public let baseURL: URL
 
     /// Runs `body` while the server listens.
-    public static func run<Value: Sendable>(_ body: @Sendable (LiveServer) async throws -> Value) async throws -> Value {
+    public static func run<Value: Sendable>(
+        backend: TestBackend = .current, _ body: @Sendable (LiveServer) async throws -> Value
+    ) async throws -> Value {
         let directory = temporaryDirectory("oak-server")
-        let store = try SQLiteStore(path: directory.appendingPathComponent("server.db").path)
+        let (store, database) = try await temporaryStore(backend)
         // Rate limiting off: three busy devices share one loopback address; the faulty transport injects 429s itself.
         let configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0, ownerKey: ownerKey, logLevel: .critical, rateLimits: nil,
             backups: BackupSettings(directory: directory.appendingPathComponent("backups").path, daily: false))
         return try await buildApplication(configuration: configuration, store: store).test(.live) { client in
             guard let port = client.port else { throw LiveServerError.noPort }
-            return try await body(LiveServer(store: store, baseURL: URL(string: "http://127.0.0.1:\(port)")!))
+            return try await body(LiveServer(store: store, database: database, baseURL: URL(string: "http://127.0.0.1:\(port)")!))
         }
     }
 

@@ -26,7 +26,7 @@ final class ServerProcess: @unchecked Sendable {
 
     let port: Int
 
-    /// Starts on `port`, or on a free one, with `extraArguments` after the usual ones and `environment` added;
+    /// Starts on `database` (a file, or a PostgreSQL URL) on `port`, or on a free one, with `extraArguments` after the usual ones and `environment` added;
     /// its output and log go to `log` when given. `fileLimit` sets both file-descriptor limits first (through the shell's `ulimit`).
     init(
         database: String, home: URL, port: Int? = nil, extraArguments: [String] = [], log: URL? = nil, fileLimit: Int? = nil,
@@ -42,7 +42,8 @@ final class ServerProcess: @unchecked Sendable {
         url = "http://127.0.0.1:\(self.port)"
         let arguments =
             [
-                "serve", "--port", String(self.port), "--db", database, "--no-rate-limit", "--no-daily-backup",
+                "serve", "--port", String(self.port), database.hasPrefix("postgres") ? "--database-url" : "--db", database, "--no-rate-limit",
+                "--no-daily-backup",
                 "--backup-dir", home.appendingPathComponent("backups").path,
             ] + extraArguments
         if let fileLimit {

@@ -34,11 +34,12 @@ struct RealDataPullTests {
         "11 a first sync of real data: an over-long synonym is accepted; a malformed record and an unknown entity are set aside, logged in the status, and the rest is applied"
     )
     func realDataFirstSync() async throws {
-        try await LiveServer.run { server in
+        // Written into the file as another tool would: a SQLite server.
+        try await LiveServer.run(backend: .sqlite) { server in
             let longSynonym = "Quercus " + String(repeating: "alba var. ", count: 70) + "repanda"
             #expect(longSynonym.count > 500)
             // Written as another tool (or an older server) wrote it: longer than the write rules allow.
-            try await DatabaseQueue(path: server.store.path).write { db in
+            try await DatabaseQueue(path: server.database).write { db in
                 try db.execute(
                     sql: "UPDATE oak_entries SET synonyms = ? WHERE scientific_name = 'macrocarpa'",
                     arguments: [String(decoding: try JSONEncoder().encode([longSynonym]), as: UTF8.self)])
