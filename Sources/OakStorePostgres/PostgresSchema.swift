@@ -168,7 +168,8 @@ enum PostgresSchema {
         -- The listing version (see SQLiteStore.listingVersion): source rows added or removed, local names changed.
         CREATE FUNCTION oak_bump_listing_version() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
-            UPDATE sync_state SET value = (value::bigint + 1)::text WHERE key = 'listing_version';
+            INSERT INTO sync_state(key, value) VALUES ('listing_version', '1')
+                ON CONFLICT (key) DO UPDATE SET value = (sync_state.value::bigint + 1)::text;
             RETURN NULL;
         END
         $$;

@@ -54,7 +54,10 @@ extension PostgresStore: SyncRepository {
             guard let newest else { return 0 }
             let removed = try await session.execute("DELETE FROM change_log WHERE op = 'delete' AND seq <= $1", [.integer(newest)])
             try await session.execute(
-                "UPDATE sync_state SET value = GREATEST(value::bigint, $1)::text WHERE key = 'compacted_through'", [.integer(newest)])
+                """
+                INSERT INTO sync_state(key, value) VALUES ('compacted_through', $1::text)
+                ON CONFLICT (key) DO UPDATE SET value = GREATEST(sync_state.value::bigint, excluded.value::bigint)::text
+                """, [.integer(newest)])
             return removed
         }
     }
