@@ -221,6 +221,12 @@ def markdown(results):
     for name, r in results["measures"].items():
         target, met = verdict(name, r)
         lines.append(f"| {r['label']} | {r['text']} | {target} | {met} |")
+    postgres = results.get("postgres", {})
+    if postgres:
+        lines += ["", "PostgreSQL beside SQLite, in the same run, on a copy of the same data (`oak migrate`); a private cluster on loopback:", "",
+                  "| Measure | PostgreSQL | SQLite | PostgreSQL ÷ SQLite |", "|---|---:|---:|---:|"]
+        for name, r in postgres.items():
+            lines.append(f"| {r['label']} | {r['postgres']} | {r['sqlite']} | {r['ratio']:.2f} |")
     return "\n".join(lines)
 
 
@@ -232,9 +238,24 @@ def report(args):
     failures = [r["name"] for r in raw if "wrk" in r and (r["wrk"]["socket_errors"] or r["wrk"]["http_errors"] or not r["wrk"]["requests"])]
     endpoints = {
         r["name"]: {"label": r["label"], **r["wrk"], "ratio": round(r["wrk"]["rps"] / baseline, 3)}
-        for r in raw if "wrk" in r}
+        for r in raw if "wrk" in r and not r["name"].startswith("pg_")}
+    postgres = {}
+    for r in raw:
+        if not r["name"].startswith("pg_"):
+            continue
+        sqlite = by_name.get(r["name"][3:])
+        if sqlite is None:
+            continue
+        if "wrk" in r:
+            postgres[r["name"]] = {"label": r["label"] + " (req/s)", "postgres": f"{r['wrk']['rps']:,.0f}",
+                                   "sqlite": f"{sqlite['wrk']['rps']:,.0f}", "ratio": r["wrk"]["rps"] / sqlite["wrk"]["rps"]}
+        else:
+            postgres[r["name"]] = {"label": r["label"] + " (median ms)", "postgres": f"{r['median_ms']:.1f}",
+                                   "sqlite": f"{sqlite['median_ms']:.1f}", "ratio": r["median_ms"] / sqlite["median_ms"]}
     measures = {}
     for r in raw:
+        if r["name"].startswith("pg_"):
+            continue
         if "median_ms" in r:
             detail = ", ".join(f"{k.replace('_ms', ' ms')} {r[k]}" for k in ("cold_ms", "first_ms", "changes", "pages", "notes", "batches", "bytes") if k in r)
             measures[r["name"]] = {**r, "text": f"{r['median_ms']:.1f} ms" + (f" ({detail})" if detail else "")}
@@ -247,7 +268,7 @@ def report(args):
         elif "mb" in r:
             start = f" (process started at {r['start_mb']:.1f} MB)" if "start_mb" in r else ""
             measures[r["name"]] = {**r, "text": f"{r['mb']:.1f} MB{start}"}
-    results = {"meta": by_name["meta"], "endpoints": endpoints, "measures": measures}
+    results = {"meta": by_name["meta"], "endpoints": endpoints, "measures": measures, "postgres": postgres}
     with open(args.out, "w") as f:
         json.dump(results, f, indent=2)
     table = markdown(results)

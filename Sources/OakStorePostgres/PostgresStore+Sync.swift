@@ -111,15 +111,7 @@ extension PostgresStore: SyncRepository {
             let note = isUpsert && entity == SyncEntity.notes.rawValue ? notes[sequence] : nil
             let record = isUpsert && note == nil ? records["\(entity)/\(key)"] : nil
             guard !isUpsert || note != nil || record != nil else { continue }
-            try json.pulledChange(first: first, entity: entity, key: key, op: op, version: sequence) { json in
-                if let note {
-                    try json.pulledNote(note)
-                } else if let record {
-                    json.raw(record)
-                } else {
-                    json.null()
-                }
-            }
+            try json.pulledChange(first: first, entity: entity, key: key, op: op, version: sequence, note: note, record: record)
             first = false
         }
     }

@@ -88,50 +88,41 @@ public final class PostgresStore: Sendable {
     /// Runs a write transaction. It first takes the change log's head row lock, which orders every writer
     /// (see `PostgresSchema`); constraint violations the checks missed become 409s.
     func write<T: Sendable>(_ updates: @Sendable (PostgresSession) async throws -> T) async throws -> T {
-        try checkOpen()
-        activity.begin(write: true)
-        defer {
-            activity.end(write: true)
-            activity.bumpGeneration()
-        }
-        do {
-            return try await client.withConnection { connection in
-                let session = PostgresSession(connection: connection, logger: logger)
-                return try await session.transaction("BEGIN") {
-                    try await session.execute("SELECT seq FROM change_log_head FOR UPDATE")
-                    return try await updates(session)
-                }
-            }
-        } catch {
-            throw Self.describe(error)
+        try await session(writing: true, transaction: "BEGIN") { session in
+            try await session.execute("SELECT seq FROM change_log_head FOR UPDATE")
+            return try await updates(session)
         }
     }
 
     /// Runs reads in one snapshot (a repeatable-read, read-only transaction), for answers made of several
     /// queries that must agree: a sync page and the head it reports, the export, the search index's catch-up.
     func snapshot<T: Sendable>(_ reads: @Sendable (PostgresSession) async throws -> T) async throws -> T {
-        try checkOpen()
-        activity.begin(write: false)
-        defer { activity.end(write: false) }
-        do {
-            return try await client.withConnection { connection in
-                let session = PostgresSession(connection: connection, logger: logger)
-                return try await session.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { try await reads(session) }
-            }
-        } catch {
-            throw Self.describe(error)
-        }
+        try await session(writing: false, transaction: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", reads)
     }
 
     /// Runs reads on one connection without a transaction: each statement sees the data as committed when
     /// it starts.
     func read<T: Sendable>(_ reads: @Sendable (PostgresSession) async throws -> T) async throws -> T {
+        try await session(writing: false, transaction: nil, reads)
+    }
+
+    /// Runs `body` on a pooled connection, in a transaction opened with `transaction` when given, counted as
+    /// a read or a write, with database errors described as the API reports them.
+    private func session<T: Sendable>(
+        writing: Bool, transaction begin: String?, _ body: @Sendable (PostgresSession) async throws -> T
+    ) async throws -> T {
         try checkOpen()
-        activity.begin(write: false)
-        defer { activity.end(write: false) }
+        activity.begin(write: writing)
+        defer {
+            activity.end(write: writing)
+            // After the commit (or rollback): anything derived from the data before it is now suspect.
+            if writing { activity.bumpGeneration() }
+        }
         do {
             return try await client.withConnection { connection in
-                try await reads(PostgresSession(connection: connection, logger: logger))
+                let session = PostgresSession(connection: connection, logger: logger)
+                guard let begin else { return try await body(session) }
+                return try await session.transaction(begin) { try await body(session) }
             }
         } catch {
             throw Self.describe(error)

@@ -110,15 +110,7 @@ extension SQLiteStore: SyncRepository {
                 record = records["\(entity)/\(key)"]
                 guard record != nil else { continue }
             }
-            try json.pulledChange(first: first, entity: entity, key: key, op: op, version: sequence) { json in
-                if isNote {
-                    try json.pulledNote(note)
-                } else if let record {
-                    json.raw(record)
-                } else {
-                    json.null()
-                }
-            }
+            try json.pulledChange(first: first, entity: entity, key: key, op: op, version: sequence, note: isNote ? note : nil, record: record)
             first = false
         }
         // `note` reads the statement the cursor steps; the cursor resets it when it goes.

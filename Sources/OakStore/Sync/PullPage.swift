@@ -46,10 +46,11 @@ extension JSONOutput {
         raw(#"{"changes":["#)
     }
 
-    /// One `SyncChange`; `record` writes the record (or `null`), `first` says whether it opens the array.
-    package mutating func pulledChange(
-        first: Bool, entity: String, key: String, op: String, version: Int64, record: (inout JSONOutput) throws -> Void
-    ) rethrows {
+    /// One `SyncChange` with its record: a note from the columns of `PulledNoteColumn`, another record's JSON,
+    /// or neither (`null`, a delete); `first` says whether it opens the array.
+    package mutating func pulledChange<Columns: ColumnReader>(
+        first: Bool, entity: String, key: String, op: String, version: Int64, note: Columns?, record: Data?
+    ) throws {
         raw(first ? #"{"entity":"# : #",{"entity":"#)
         string(entity)
         raw(#","key":"#)
@@ -57,7 +58,13 @@ extension JSONOutput {
         raw(#","op":"#)
         string(op)
         raw(#","record":"#)
-        try record(&self)
+        if let note {
+            try pulledNote(note)
+        } else if let record {
+            raw(record)
+        } else {
+            null()
+        }
         raw(#","version":"#)
         int(version)
         raw("}")
