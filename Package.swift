@@ -176,7 +176,7 @@ let package = Package(
             name: "OakStoreTests",
             dependencies: [
                 "OakStore", "OakStoreSQLite", "OakStorePostgres", "OakModels", "OakTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .testTarget(

@@ -14,32 +14,59 @@ import Synchronization
 /// read: `dataVersion()` reads the log's head from the database on every call.
 public final class PostgresStore: Sendable {
     let client: PostgresClient
-    private let runner: Task<Void, Never>
+    /// The task running the pool, when the store runs it.
+    private let runner: Task<Void, Never>?
     let logger: Logger
     let activity = PoolActivity()
     let searchIndex = PostgresSearchIndex()
     let exportCache = ExportCache<PostgresExport>()
     /// The server's clock: note timestamps, push clamping. Tests inject a controlled one.
     let clock: @Sendable () -> Date
+    /// The pool's most connections, for metrics.
     let maxConnections: Int
     private let closed = Atomic<Bool>(false)
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/database?sslmode=…`), creates
     /// or migrates the schema, and adds the standard sources and (when `seedStarterData` and the database has
-    /// no species yet) the starter dataset.
-    public init(
+    /// no species yet) the starter dataset. The store runs its connection pool until it closes.
+    public convenience init(
         url: String, seedStarterData: Bool = true, maxConnections: Int = 20, clock: @escaping @Sendable () -> Date = Date.init,
         logger: Logger = Logger(label: "oak.postgres")
     ) async throws {
         var configuration = try PostgresURL(url).clientConfiguration
         configuration.options.maximumConnections = maxConnections
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        // Detached, as the client's own service: it ends when the store closes, not with a caller's service.
+        let runner = Task.detached { await client.run() }
+        do {
+            try await self.init(
+                client: client, runner: runner, maxConnections: maxConnections, seedStarterData: seedStarterData, clock: clock, logger: logger)
+        } catch {
+            runner.cancel()
+            throw error
+        }
+    }
+
+    /// A store on a connection pool its caller made and runs (`client.run()` in a task or service group of
+    /// its own, for as long as the store is used), configured for at most `maxConnections`; migrated and
+    /// seeded as `init(url:)` does.
+    public convenience init(
+        client: PostgresClient, maxConnections: Int = 20, seedStarterData: Bool = true, clock: @escaping @Sendable () -> Date = Date.init,
+        logger: Logger = Logger(label: "oak.postgres")
+    ) async throws {
+        try await self.init(
+            client: client, runner: nil, maxConnections: maxConnections, seedStarterData: seedStarterData, clock: clock, logger: logger)
+    }
+
+    private init(
+        client: PostgresClient, runner: Task<Void, Never>?, maxConnections: Int, seedStarterData: Bool, clock: @escaping @Sendable () -> Date,
+        logger: Logger
+    ) async throws {
         self.client = client
+        self.runner = runner
+        self.maxConnections = maxConnections
         self.clock = clock
         self.logger = logger
-        self.maxConnections = maxConnections
-        // Detached, as the client's own service: it ends when the store closes, not with a caller's service.
-        runner = Task.detached { await client.run() }
         do {
             try await migrate()
             try await write { session in
@@ -47,7 +74,6 @@ public final class PostgresStore: Sendable {
                 if seedStarterData { try await Self.seedIfEmpty(session) }
             }
         } catch {
-            runner.cancel()
             throw Self.describe(error)
         }
     }
@@ -70,14 +96,14 @@ public final class PostgresStore: Sendable {
     }
 
     deinit {
-        runner.cancel()
+        runner?.cancel()
     }
 
     /// Closes every connection; later calls fail.
     public func close() async {
         closed.store(true, ordering: .releasing)
-        runner.cancel()
-        _ = await runner.value
+        runner?.cancel()
+        _ = await runner?.value
     }
 
     /// The current time at the database's precision (milliseconds).

@@ -3,37 +3,56 @@ import GRDB
 import OakModels
 import OakStore
 
-/// The embedded SQLite store: WAL mode, a pool of readers and one writer (GRDB `DatabasePool`).
+/// The embedded SQLite store: on a file, WAL mode with a pool of readers and one writer (GRDB `DatabasePool`).
 public final class SQLiteStore: Sendable {
-    let pool: DatabasePool
+    let pool: any DatabaseWriter
     let exportCache = ExportCache<ExportLayout>()
     let searchIndex = SearchIndexBox()
     let activity = PoolActivity()
     /// The server's clock: note timestamps, push clamping. Tests inject a controlled one.
     let clock: @Sendable () -> Date
 
-    /// The database file's path.
+    /// The database file's path (`:memory:` for a store in memory).
     public var path: String { pool.path }
 
     /// Opens (creating if needed) a database file and migrates it forward in place.
     /// - Parameter seedStarterData: give a database without species the bundled starter dataset.
-    public init(path: String, seedStarterData: Bool = true, clock: @escaping @Sendable () -> Date = Date.init) throws {
-        self.clock = clock
-        var configuration = Configuration()
-        configuration.foreignKeysEnabled = true
-        configuration.busyMode = .timeout(5)
+    public convenience init(path: String, seedStarterData: Bool = true, clock: @escaping @Sendable () -> Date = Date.init) throws {
+        var configuration = Self.configuration
         configuration.maximumReaderCount = Self.maxReaders
         configuration.prepareDatabase { db in
             // Readers keep a small page cache (the default is 2 MB each): the system caches the file anyway,
             // and full caches on every connection would be a sixth of a small server's memory.
             if db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -\(Self.readerCacheKiB)") }
         }
-        pool = try DatabasePool(path: path, configuration: configuration)
+        try self.init(database: try DatabasePool(path: path, configuration: configuration), seedStarterData: seedStarterData, clock: clock)
+    }
+
+    /// A store on a database its caller opened: a `DatabasePool` on a file, as `init(path:)` opens it, or a
+    /// `DatabaseQueue`, which may live in memory (`SQLiteStore.inMemory()`) for tests and previews. It is
+    /// migrated forward in place; open it with `SQLiteStore.configuration` (foreign keys on).
+    public init(database: any DatabaseWriter, seedStarterData: Bool = true, clock: @escaping @Sendable () -> Date = Date.init) throws {
+        self.clock = clock
+        pool = database
         try Schema.migrator.migrate(pool)
         try pool.write { db in
             try StarterDataset.insertStandardSources(db)
             if seedStarterData { try StarterDataset.seedIfEmpty(db) }
         }
+    }
+
+    /// A store in memory, gone when released: for tests and previews.
+    public static func inMemory(seedStarterData: Bool = true, clock: @escaping @Sendable () -> Date = Date.init) throws -> SQLiteStore {
+        try SQLiteStore(database: try DatabaseQueue(configuration: configuration), seedStarterData: seedStarterData, clock: clock)
+    }
+
+    /// How the store's connections are configured: foreign keys enforced, and a writer waits up to 5 s for
+    /// another process's write to finish.
+    public static var configuration: Configuration {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(5)
+        return configuration
     }
 
     /// Closes every connection; later calls fail (used to prove readiness checks).
@@ -76,9 +95,12 @@ public final class SQLiteStore: Sendable {
     public var poolStatus: PoolStatus {
         let (reads, writes) = activity.current
         // The database is the file and its write-ahead log: recent writes live in the WAL until a checkpoint.
-        let size = [path, path + "-wal"].reduce(0) { total, file in
-            total + ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0)
-        }
+        let size =
+            path == ":memory:"
+            ? nil
+            : [path, path + "-wal"].reduce(0) { total, file in
+                total + ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue ?? 0)
+            }
         return PoolStatus(readsInFlight: reads, writesInFlight: writes, maxReaders: Self.maxReaders, fileBytes: size)
     }
 

@@ -9,7 +9,7 @@ import Testing
 
 @Suite("Species search in memory: the index follows every write and answers by the shared rule")
 struct SearchIndexTests {
-    private func names(_ store: SQLiteStore, _ query: String) async throws -> [String] {
+    private func names(_ store: any CompendiumStore, _ query: String) async throws -> [String] {
         try await store.searchSpecies(query: query, limit: 20).map(\.scientificName)
     }
 
@@ -17,9 +17,23 @@ struct SearchIndexTests {
         try temporaryStore("oak-search")
     }
 
-    @Test("a note's common names are found as soon as it is written, by word, word start and infix, and no longer once changed or deleted")
-    func noteNamesFollowWrites() async throws {
-        let store = try newStore()
+    /// Runs SQL on a store's database as another program would, past the store.
+    private func asAnotherProgram(_ backend: TestBackend, _ database: String, _ sql: String) async throws {
+        switch backend {
+        case .sqlite:
+            let other = try DatabaseQueue(path: database)
+            try await other.write { db in try db.execute(sql: sql) }
+            try other.close()
+        case .postgres:
+            _ = try await postgresCount(url: database, sql + " RETURNING 0", [])
+        }
+    }
+
+    @Test(
+        "a note's common names are found as soon as it is written, by word, word start and infix, and no longer once changed or deleted",
+        arguments: TestBackend.available)
+    func noteNamesFollowWrites(_ backend: TestBackend) async throws {
+        let (store, _) = try await temporaryStore(backend)
         var fields = NoteFieldsPatch()
         try fields.set("commonNames", to: "Zyxwell oak, chêne zyxwell")
         let note = try await store.createNote(NoteInput(scientificName: "alba", fields: fields))
@@ -39,9 +53,9 @@ struct SearchIndexTests {
         #expect(try await names(store, "alba").first == "alba")
     }
 
-    @Test("deleting a species removes its own document and every source row's, so nothing finds it")
-    func speciesDeleteRemovesDocuments() async throws {
-        let store = try newStore()
+    @Test("deleting a species removes its own document and every source row's, so nothing finds it", arguments: TestBackend.available)
+    func speciesDeleteRemovesDocuments(_ backend: TestBackend) async throws {
+        let (store, _) = try await temporaryStore(backend)
         var species = SpeciesPatch()
         species.scientificName = .value("zyxwelliana")
         _ = try await store.createSpecies(species)
@@ -54,19 +68,18 @@ struct SearchIndexTests {
         #expect(try await names(store, "zyxwell").isEmpty)
     }
 
-    @Test("a write by another program (straight SQL on the file) is found by the next search, and its undo is too")
-    func otherProgramsWritesAreFound() async throws {
-        let store = try newStore()
+    @Test(
+        "a write by another program (straight SQL on the database) is found by the next search, and its undo is too",
+        arguments: TestBackend.available)
+    func otherProgramsWritesAreFound(_ backend: TestBackend) async throws {
+        let (store, database) = try await temporaryStore(backend)
         #expect(try await names(store, "glorbwood").isEmpty)
-        let other = try DatabaseQueue(path: store.path)
-        try await other.write { db in
-            try db.execute(sql: "INSERT INTO species_sources (scientific_name, source_id, local_names) VALUES ('alba', 3, '[\"Glorbwood oak\"]')")
-        }
+        try await asAnotherProgram(
+            backend, database, "INSERT INTO species_sources (scientific_name, source_id, local_names) VALUES ('alba', 3, '[\"Glorbwood oak\"]')")
         #expect(try await names(store, "glorbwood") == ["alba"])
         #expect(try await names(store, "rbwo") == ["alba"])
-        try await other.write { db in try db.execute(sql: "DELETE FROM species_sources WHERE local_names LIKE '%Glorbwood%'") }
+        try await asAnotherProgram(backend, database, "DELETE FROM species_sources WHERE local_names LIKE '%Glorbwood%'")
         #expect(try await names(store, "glorbwood").isEmpty)
-        try other.close()
     }
 
     @Test("more changes than the change feed reads at once rebuild the index, and it finds the same as a new store")

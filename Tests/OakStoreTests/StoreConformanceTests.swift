@@ -5,6 +5,7 @@ import OakStore
 import OakStorePostgres
 import OakStoreSQLite
 import OakTestSupport
+import PostgresNIO
 import Testing
 
 /// What every backend must do alike, run on each one available (SQLite always; PostgreSQL through
@@ -94,6 +95,37 @@ struct StoreConformanceTests {
         }
         #expect(missed.isEmpty, "changes the concurrent puller missed: \(missed)")
         #expect(held.keys.filter { $0.hasPrefix("notes/") }.count == notes.count)
+    }
+}
+
+extension StoreConformanceTests {
+    /// A note written and pulled back: what a store given its connection must do as one it opened itself.
+    private func expectWorks(_ store: any CompendiumStore) async throws {
+        var fields = NoteFieldsPatch()
+        try fields.set("leaf", to: "lobed")
+        let note = try await store.createNote(NoteInput(scientificName: "alba", fields: fields))
+        let pulled = try await Self.drain(store, from: nil, limit: 1000).changes
+        #expect(pulled.contains { $0.0 == "notes/\(note.id.uuidString.lowercased())" && $0.1 == note.version })
+        #expect(try await store.listSpecies(filter: SpeciesFilter(), limit: 1, offset: 0).pagination.total > 0)
+    }
+
+    @Test("injected: a SQLite store on any GRDB database, here a queue in memory, serves notes and sync and leaves no file")
+    func sqliteInMemory() async throws {
+        let store = try SQLiteStore.inMemory()
+        #expect(store.path == ":memory:")
+        #expect(store.poolStatus.fileBytes == nil)
+        try await expectWorks(store)
+    }
+
+    @Test("injected: a PostgreSQL store on a connection pool its caller runs", .enabled(if: TestBackend.postgresURL != nil))
+    func postgresOnCallersClient() async throws {
+        let url = try await temporaryPostgresDatabase()
+        let client = PostgresClient(configuration: try PostgresURL(url).clientConfiguration)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            try await expectWorks(try await PostgresStore(client: client, maxConnections: 20))
+            group.cancelAll()
+        }
     }
 }
 
