@@ -99,11 +99,10 @@ public final class PostgresStore: Sendable {
         runner?.cancel()
     }
 
-    /// Closes every connection; later calls fail.
-    public func close() async {
+    /// Closes the store: later calls fail at once, and the calls under way finish. The pool the store runs
+    /// shuts down when the store is released (cancelling it under running calls could leave them waiting).
+    public func close() {
         closed.store(true, ordering: .releasing)
-        runner?.cancel()
-        _ = await runner?.value
     }
 
     /// The current time at the database's precision (milliseconds).

@@ -23,9 +23,7 @@ public struct LiveServer: Sendable {
         let directory = temporaryDirectory("oak-server")
         let (store, database) = try await temporaryStore(backend)
         // Rate limiting off: three busy devices share one loopback address; the faulty transport injects 429s itself.
-        let configuration = ServerConfiguration(
-            host: "127.0.0.1", port: 0, ownerKey: ownerKey, logLevel: .critical, rateLimits: nil,
-            backups: BackupSettings(directory: directory.appendingPathComponent("backups").path, daily: false))
+        let configuration = ServerConfiguration.forTests(ownerKey: ownerKey, directory: directory)
         return try await buildApplication(configuration: configuration, store: store).test(.live) { client in
             guard let port = client.port else { throw LiveServerError.noPort }
             return try await body(LiveServer(store: store, database: database, baseURL: URL(string: "http://127.0.0.1:\(port)")!))
@@ -93,4 +91,14 @@ public struct ScaledSleeper: Sleeper {
 /// The live test server could not report its port.
 enum LiveServerError: Error {
     case noPort
+}
+
+extension ServerConfiguration {
+    /// A test server's configuration: loopback on a free port, quiet logs, no rate limits (a test turns them on),
+    /// no daily backup, and backups (the newest 3) under `directory`.
+    public static func forTests(ownerKey: String, directory: URL) -> ServerConfiguration {
+        ServerConfiguration(
+            host: "127.0.0.1", port: 0, ownerKey: ownerKey, logLevel: .critical, rateLimits: nil,
+            backups: BackupSettings(directory: directory.appendingPathComponent("backups").path, keep: 3, daily: false))
+    }
 }

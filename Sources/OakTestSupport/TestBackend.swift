@@ -30,9 +30,9 @@ public enum TestBackend: String, Sendable, CaseIterable, CustomStringConvertible
 
 /// A store on a fresh database of its own, opened as `oak serve` opens a new one: migrated, with the
 /// standard sources and (unless `seed` is false) the starter dataset. For PostgreSQL, a new database on the
-/// test server; its URL is returned too.
+/// test server, whose URL is returned too, with a pool of `maxConnections` (few: every test runs at once).
 public func temporaryStore(
-    _ backend: TestBackend, seed: Bool = true, clock: @escaping @Sendable () -> Date = Date.init
+    _ backend: TestBackend, seed: Bool = true, maxConnections: Int = 2, clock: @escaping @Sendable () -> Date = Date.init
 ) async throws -> (store: any CompendiumStore, databaseURL: String) {
     switch backend {
     case .sqlite:
@@ -40,7 +40,7 @@ public func temporaryStore(
         return (try SQLiteStore(path: path, seedStarterData: seed, clock: clock), path)
     case .postgres:
         let url = try await temporaryPostgresDatabase()
-        return (try await PostgresStore(url: url, seedStarterData: seed, maxConnections: 4, clock: clock), url)
+        return (try await PostgresStore(url: url, seedStarterData: seed, maxConnections: maxConnections, clock: clock), url)
     }
 }
 

@@ -107,7 +107,7 @@ struct CatalogRoutesTests {
     func readinessUnavailable() async throws {
         let env = try await TestEnvironment()
         try await env.test(.live) { client in
-            try await env.closeStore()
+            try env.closeStore()
             let response = try await client.send(.get, "/health/ready")
             #expect(response.status == .serviceUnavailable)
             #expect(try response.object()["status"] as? String == "unavailable")

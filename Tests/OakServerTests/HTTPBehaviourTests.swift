@@ -249,7 +249,7 @@ struct HTTPBehaviourTests {
             #expect(text.contains(#"oak_http_requests_total{method="GET",route="/api/v1/species/{name}",status="200"} 1"#))
             #expect(text.contains(#"oak_http_requests_total{method="GET",route="/api/v1/species/{name}",status="404"} 1"#))
             #expect(text.contains("oak_http_request_duration_seconds_bucket"))
-            #expect(text.contains("oak_db_max_readers 4"))
+            #expect(text.contains(env.backend == .sqlite ? "oak_db_max_readers 4" : "oak_db_max_readers 2"))
             #expect(text.contains("oak_db_reads_in_flight"))
             #expect(text.contains("oak_response_cache_bytes"))
         }

@@ -42,16 +42,14 @@ struct TestEnvironment {
     }
 
     /// Closes the store's connections: later queries fail.
-    func closeStore() async throws {
+    func closeStore() throws {
         if let store = store as? SQLiteStore { try store.close() }
-        if let store = store as? PostgresStore { await store.close() }
+        if let store = store as? PostgresStore { store.close() }
     }
 
     /// Rate limiting is off unless a test turns it on.
     var configuration: ServerConfiguration {
-        ServerConfiguration(
-            host: "127.0.0.1", port: 0, ownerKey: Self.ownerKey, logLevel: .critical, rateLimits: nil,
-            backups: BackupSettings(directory: directory.appendingPathComponent("backups").path, keep: 3, daily: false))
+        .forTests(ownerKey: Self.ownerKey, directory: directory)
     }
 
     /// Runs `body` against the app, in process (`.router`) or through a real socket (`.live`).

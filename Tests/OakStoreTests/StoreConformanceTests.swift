@@ -32,7 +32,7 @@ struct StoreConformanceTests {
         "change log under concurrency: parallel writers and a concurrent puller never miss a change, and versions arrive in order",
         arguments: TestBackend.available)
     func parallelWritersConcurrentPuller(_ backend: TestBackend) async throws {
-        let (store, _) = try await temporaryStore(backend)
+        let (store, _) = try await temporaryStore(backend, maxConnections: 8)
         let species = try await store.listSpecies(filter: SpeciesFilter(), limit: 40, offset: 0).data.map(\.scientificName)
         var ids: [UUID] = []
         for name in species { ids.append(try await store.createNote(NoteInput(scientificName: name)).id) }
