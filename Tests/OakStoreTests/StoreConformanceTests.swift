@@ -117,7 +117,9 @@ extension StoreConformanceTests {
         try await expectWorks(store)
     }
 
-    @Test("injected: a PostgreSQL store on a connection pool its caller runs", .enabled(if: TestBackend.postgresURL != nil))
+    @Test(
+        "injected: a PostgreSQL store on a connection pool its caller runs",
+        .enabled(if: TestBackend.postgresURL != nil, "needs a PostgreSQL server: run the tests through scripts/test (or scripts/with-postgres)"))
     func postgresOnCallersClient() async throws {
         let url = try await temporaryPostgresDatabase()
         let client = PostgresClient(configuration: try PostgresURL(url).clientConfiguration)
