@@ -48,6 +48,18 @@ extension Note {
     }
 }
 
+extension NoteInput {
+    /// What a new note is made of: its species' name (required) and its fields.
+    package func newNote() throws -> (scientificName: String, fields: NoteFields) {
+        guard let name = scientificName?.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
+            throw OakError.invalid("scientificName", "is required")
+        }
+        var newFields = NoteFields()
+        self.fields.apply(to: &newFields)
+        return (name, newFields)
+    }
+}
+
 extension SpeciesSource {
     /// The row of a new note of an existing species and source, validated (a 400 naming the column).
     package static func newNote(id: UUID, species: String, sourceId: Int, fields: NoteFields, at time: Date) throws -> SpeciesSource {

@@ -124,37 +124,12 @@ package struct PostgresSession: @unchecked Sendable {
         return try await integer(sql + " RETURNING \(returning)", arguments)
     }
 
-    /// Updates the rows matching `condition` (whose placeholders come after the values') with column values.
+    /// Updates the rows matching `condition`, whose placeholders (`$1`…) are `arguments`; the column values
+    /// are numbered after them.
     func update(_ table: String, _ values: [String: StoredValue], where condition: String, _ arguments: [StoredValue]) async throws {
         let columns = values.keys.sorted()
-        let assignments = columns.enumerated().map { "\"\($1)\" = $\($0 + 1)" }.joined(separator: ", ")
-        let shifted = Self.shiftingPlaceholders(of: condition, by: columns.count)
-        try await execute("UPDATE \(table) SET \(assignments) WHERE \(shifted)", columns.map { values[$0] ?? .null } + arguments)
-    }
-
-    /// `$n` placeholders of `sql` renumbered `$(n + offset)`.
-    static func shiftingPlaceholders(of sql: String, by offset: Int) -> String {
-        var result = ""
-        var scanner = sql.makeIterator()
-        while let character = scanner.next() {
-            guard character == "$" else {
-                result.append(character)
-                continue
-            }
-            var digits = ""
-            var following: Character?
-            while let next = scanner.next() {
-                if next.isASCII, next.isNumber {
-                    digits.append(next)
-                } else {
-                    following = next
-                    break
-                }
-            }
-            result += digits.isEmpty ? "$" : "$\(Int(digits)! + offset)"
-            if let following { result.append(following) }
-        }
-        return result
+        let assignments = columns.enumerated().map { "\"\($1)\" = $\(arguments.count + $0 + 1)" }.joined(separator: ", ")
+        try await execute("UPDATE \(table) SET \(assignments) WHERE \(condition)", arguments + columns.map { values[$0] ?? .null })
     }
 }
 

@@ -20,12 +20,7 @@ extension PostgresStore: NoteRepository {
     }
 
     public func createNote(_ input: NoteInput) async throws -> Note {
-        guard let name = input.scientificName?.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
-            throw OakError.invalid("scientificName", "is required")
-        }
-        var fields = NoteFields()
-        input.fields.apply(to: &fields)
-        let newFields = fields
+        let (name, newFields) = try input.newNote()
         let now = self.now
         return try await write { session in
             let id = input.id ?? UUID()

@@ -177,7 +177,7 @@ extension PostgresStore: SyncRepository {
             else { throw error }
             return PushResult(id: change.id, status: .stale, version: winner.version, note: winner)
         } catch let error as OakError {
-            guard case .answer(let result)? = PushPlan.rejection(of: change, error) else { throw error }
+            guard let result = PushPlan.rejection(of: change, error) else { throw error }
             return result
         }
         return nil

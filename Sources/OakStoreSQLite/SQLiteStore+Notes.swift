@@ -25,12 +25,7 @@ extension SQLiteStore: NoteRepository {
     }
 
     public func createNote(_ input: NoteInput) async throws -> Note {
-        guard let name = input.scientificName?.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
-            throw OakError.invalid("scientificName", "is required")
-        }
-        var newFields = NoteFields()
-        input.fields.apply(to: &newFields)
-        let fields = newFields
+        let (name, fields) = try input.newNote()
         return try await write { db in
             let now = self.now
             let id = input.id ?? UUID()

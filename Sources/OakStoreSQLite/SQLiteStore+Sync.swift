@@ -206,7 +206,7 @@ extension SQLiteStore: SyncRepository {
             else { throw error }
             return .answer(PushResult(id: change.id, status: .stale, version: winner.version, note: winner))
         } catch let error as OakError {
-            guard case .answer(let result)? = PushPlan.rejection(of: change, error) else { throw error }
+            guard let result = PushPlan.rejection(of: change, error) else { throw error }
             return .answer(result)
         }
         return .stored(change.id)

@@ -59,7 +59,7 @@ package enum PushPlan: Equatable, Sendable {
             guard try storedName(body.scientificName) == current.scientificName,
                 (body.sourceId ?? Source.personalObservationID) == current.sourceId
             else {
-                return rejection(of: change, .invalid("note.scientificName", "a note's species and source cannot change"))!
+                return .answer(rejection(of: change, .invalid("note.scientificName", "a note's species and source cannot change"))!)
             }
             guard fastForward(current.version) || SyncRules.wins(time, body.fields, over: current.updatedAt, current.fields) else {
                 return stale(current)
@@ -71,8 +71,8 @@ package enum PushPlan: Equatable, Sendable {
     /// The result of a change whose plan failed with `error`, when that error refuses the change alone (bad
     /// fields, an unknown species or source): it changed nothing, and re-sending it is evaluated afresh.
     /// Nil for other errors, which fail the whole push.
-    package static func rejection(of change: PushChange, _ error: OakError) -> PushPlan? {
+    package static func rejection(of change: PushChange, _ error: OakError) -> PushResult? {
         guard error.code == .validationError || error.code == .notFound else { return nil }
-        return .answer(PushResult(id: change.id, status: .rejected, error: error))
+        return PushResult(id: change.id, status: .rejected, error: error)
     }
 }
