@@ -62,4 +62,20 @@ struct DeploymentTests {
         #expect(outcome.error.contains("OAK_TRUST_PROXY must be true or false, not 'maybe'"), "\(outcome.error)")
         #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("never.db").path))
     }
+
+    @Test(
+        "deploying: a DATABASE_URL that is not a postgres:// URL is a usage error (exit 64), and an unreachable database one line naming it (exit 1); no file is made"
+    )
+    func databaseURLRefusals() async throws {
+        let home = temporaryHome()
+        let malformed = try await OakBinary.run(["serve", "--port", "0"], home: home, environment: ["DATABASE_URL": "mysql://oak@db/oak"])
+        #expect(malformed.status == 64)
+        #expect(malformed.error.contains("--database-url is not a postgres:// URL"), "\(malformed.error)")
+        let unreachable = try await OakBinary.run(
+            ["serve", "--port", "0", "--database-url", "postgres://oak:secret@127.0.0.1:1/oak"], home: home)
+        #expect(unreachable.status == 1)
+        #expect(unreachable.error.contains("error: cannot open the PostgreSQL database at postgres://oak:***@127.0.0.1:1/oak"), "\(unreachable.error)")
+        #expect(!unreachable.error.contains("secret"))
+        #expect(!FileManager.default.fileExists(atPath: home.appendingPathComponent("oak_compendium.db").path))
+    }
 }
