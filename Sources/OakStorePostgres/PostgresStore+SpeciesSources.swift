@@ -57,9 +57,13 @@ extension PostgresStore: SpeciesSourceRepository {
     /// Deletes a row, stamping its tombstone with the time of the delete.
     static func deleteSpeciesSource(_ session: PostgresSession, _ record: SpeciesSource, at time: Date) async throws {
         try await session.execute("DELETE FROM species_sources WHERE id = $1", [StoredValue(record.id)])
+        try await stampTombstone(session, record.uuid, at: time)
+    }
+
+    /// Records `time` as when a deleted note's delete happened.
+    static func stampTombstone(_ session: PostgresSession, _ id: UUID, at time: Date) async throws {
         try await session.execute(
-            "UPDATE change_log SET deleted_at = $1 WHERE entity = 'notes' AND entity_key = $2",
-            [StoredValue(time), .text(record.uuid.uuidString.lowercased())])
+            "UPDATE change_log SET deleted_at = $1 WHERE entity = 'notes' AND entity_key = $2", [StoredValue(time), .text(id.uuidString.lowercased())])
     }
 
     /// Inserts a new row after checking its species, source and uniqueness; source-3 rows default to preferred.

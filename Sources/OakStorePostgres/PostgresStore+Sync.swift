@@ -162,6 +162,9 @@ extension PostgresStore: SyncRepository {
             case .delete(let note, let time):
                 try await deleteSpeciesSource(session, try await fetchSpeciesSource(session, note.scientificName, note.sourceId), at: time)
                 return PushResult(id: change.id, status: .applied, version: try await fetchTombstone(session, change.id)?.version)
+            case .moveTombstone(let tombstone, let time):
+                try await stampTombstone(session, change.id, at: time)
+                return PushResult(id: change.id, status: .applied, version: tombstone.version)
             case .update(let fields, let time):
                 try await saveNote(session, id: change.id, fields: fields, updatedAt: time)
             case .unchanged:

@@ -60,9 +60,14 @@ extension SQLiteStore: SpeciesSourceRepository {
     /// Deletes a row, stamping its tombstone with the time of the delete.
     static func deleteSpeciesSource(_ db: Database, _ record: SpeciesSource, at time: Date) throws {
         try db.execute(cachedSQL: "DELETE FROM species_sources WHERE id = ?", arguments: [record.id])
+        try stampTombstone(db, record.uuid, at: time)
+    }
+
+    /// Records `time` as when a deleted note's delete happened.
+    static func stampTombstone(_ db: Database, _ id: UUID, at time: Date) throws {
         try db.execute(
-            sql: "UPDATE change_log SET deleted_at = ? WHERE entity = 'notes' AND entity_key = ?",
-            arguments: [WireTime.formatPrecise(time), record.uuid.uuidString.lowercased()])
+            cachedSQL: "UPDATE change_log SET deleted_at = ? WHERE entity = 'notes' AND entity_key = ?",
+            arguments: [WireTime.formatPrecise(time), id.uuidString.lowercased()])
     }
 
     /// Inserts a new row after checking its species, source and uniqueness; source-3 rows default to preferred.

@@ -191,6 +191,9 @@ extension SQLiteStore: SyncRepository {
             case .delete(let note, let time):
                 try deleteSpeciesSource(db, try fetchSpeciesSource(db, note.scientificName, note.sourceId), at: time)
                 return .answer(PushResult(id: change.id, status: .applied, version: try fetchTombstone(db, change.id)?.version))
+            case .moveTombstone(let tombstone, let time):
+                try stampTombstone(db, change.id, at: time)
+                return .answer(PushResult(id: change.id, status: .applied, version: tombstone.version))
             case .update(let fields, let time):
                 try saveNote(db, id: change.id, fields: fields, updatedAt: time)
             case .unchanged:

@@ -114,8 +114,9 @@ struct Reconciler: Sendable {
                 try applyServerNote(db, note, index)
             case (_, .delete) where change.entity == .notes:
                 guard let id = UUID(uuidString: change.key), let note = try LocalNote.fetchOne(db, key: id) else { continue }
-                // A pending upload stays: the push lets the server weigh it against the delete.
-                if note.syncStatus != .pendingUpload { try note.delete(db) }
+                // A pending change stays: the push lets the server weigh an edit against the delete, and a
+                // delete made here records its own time on the tombstone, which may be later than the pulled one's.
+                if note.syncStatus == .synced || (note.syncStatus == .pendingDelete && note.isRejected) { try note.delete(db) }
             case (let record?, .upsert):
                 // A source edited here keeps its edit until the push; a species created here is the server's now.
                 let state = try String.fetchOne(

@@ -308,6 +308,32 @@ struct SyncRoutesTests {
         }
     }
 
+    @Test("a later delete of a deleted note moves its tombstone: an edit made between the two deletes stays deleted")
+    func secondDeleteMovesTombstone() async throws {
+        let env = try await TestEnvironment()
+        try await env.test { client in
+            let id = UUID().uuidString.lowercased()
+            let t0 = env.clock.now.addingTimeInterval(-600)
+            let base = try #require(try await client.push([SyncWire.change(id, at: t0, bark: "base")])[0]["version"] as? Int)
+            // Two devices delete the note, at t0+10 and t0+30; a third edited it at t0+20 and pushes last.
+            let first = try await client.push([SyncWire.change(id, op: "delete", base: base, at: t0 + 10)])
+            #expect(first[0]["status"] as? String == "applied")
+            let second = try await client.push([SyncWire.change(id, op: "delete", base: base, at: t0 + 30)])
+            #expect(second[0]["status"] as? String == "applied")
+            #expect(second[0]["version"] as? Int == first[0]["version"] as? Int)
+            let between = try await client.push([SyncWire.change(id, base: base, at: t0 + 20, bark: "between")])
+            #expect(between[0]["status"] as? String == "stale")
+            #expect(try await client.send(.get, "/api/v1/notes/\(id)").status == .notFound)
+            // An older delete arriving last does not move the tombstone back.
+            let older = try await client.push([SyncWire.change(id, op: "delete", base: base, at: t0 + 5)])
+            #expect(older[0]["status"] as? String == "applied")
+            let afterOlder = try await client.push([SyncWire.change(id, base: base, at: t0 + 25, bark: "still between")])
+            #expect(afterOlder[0]["status"] as? String == "stale")
+            let later = try await client.push([SyncWire.change(id, base: base, at: t0 + 40, bark: "later")])
+            #expect(later[0]["status"] as? String == "applied")
+        }
+    }
+
     @Test("resending an identical change returns the same result and changes nothing")
     func idempotentResend() async throws {
         let env = try await TestEnvironment()

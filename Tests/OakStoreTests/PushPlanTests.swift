@@ -89,16 +89,19 @@ struct PushPlanTests {
                 == .insert(scientificName: "alba", sourceId: nil, fields: NoteFields(leaf: "entire"), at: later))
     }
 
-    @Test("a delete fast-forwards or wins by time; a delete of a deleted note is applied again with its tombstone's version")
+    @Test("a delete fast-forwards or wins by time; a delete of a deleted note is applied with its tombstone's version, moving it if later")
     func deletes() throws {
         #expect(try plan(change(.delete, at: stored.addingTimeInterval(-60)), current: note()) == .delete(note(), at: stored.addingTimeInterval(-60)))
         #expect(try plan(change(.delete, base: 3, at: now), current: note()) == .delete(note(), at: now))
         #expect(
             try plan(change(.delete, base: 3, at: stored.addingTimeInterval(-1)), current: note())
                 == .answer(PushResult(id: id, status: .stale, version: 7, note: note())))
+        let tombstone = NoteTombstone(version: 12, deletedAt: stored)
+        #expect(try plan(change(.delete, at: now), current: nil, tombstone: tombstone) == .moveTombstone(tombstone, to: now))
         #expect(
-            try plan(change(.delete, at: now), current: nil, tombstone: NoteTombstone(version: 12, deletedAt: stored))
+            try plan(change(.delete, at: stored.addingTimeInterval(-1)), current: nil, tombstone: tombstone)
                 == .answer(PushResult(id: id, status: .applied, version: 12)))
+        #expect(try plan(change(.delete, at: now), current: nil) == .answer(PushResult(id: id, status: .applied, version: nil)))
     }
 
     @Test("bad fields and unknown references refuse the change alone; other errors fail the push")

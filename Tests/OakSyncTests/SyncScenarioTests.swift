@@ -166,6 +166,40 @@ struct SyncScenarioTests {
         }
     }
 
+    @Test("Two deletes and an edit between them: the later delete wins even when its device pulls the first one before pushing")
+    func laterDeleteWinsOverEarlierTombstone() async throws {
+        try await LiveServer.run { server in
+            let names = try await Self.speciesNames(server)
+            let clock = WriteClock()
+            let (first, second, third) = (try Device(server: server, clock: clock), try Device(server: server, clock: clock), try Device(server: server, clock: clock))
+            let note = try await first.repository.create(scientificName: names[0], fields: NoteFields(leaf: "original"))
+            for device in [first, second, third] { await device.engine.sync() }
+
+            // The first device deletes; the third edits offline after that; the second deletes last, in the middle
+            // of a sync that has already pushed and is pulling the first delete.
+            try await first.repository.delete(id: note.id)
+            await first.engine.sync()
+            third.set(online: false)
+            try await third.repository.update(id: note.id, fields: NoteFields(leaf: "edited between the deletes"))
+            let repository = second.repository
+            second.network.onResponse = { request in
+                guard request.url.path.hasSuffix("/sync/pull") else { return }
+                second.network.onResponse = nil
+                _ = try? await repository.delete(id: note.id)
+            }
+            await second.engine.sync()
+            third.set(online: true)
+            await third.engine.sync()
+            for device in [first, second, third] { await device.engine.sync() }
+
+            #expect(try await server.client().notes().contains { $0.id == note.id } == false)
+            for device in [first, second, third] {
+                #expect(try await device.repository.note(id: note.id) == nil)
+                #expect(try await device.repository.pendingCount() == 0)
+            }
+        }
+    }
+
     @Test("A note edited while its push is in flight stays pending")
     func editDuringPush() async throws {
         try await LiveServer.run { server in

@@ -20,6 +20,9 @@ package enum PushPlan: Equatable, Sendable {
     case answer(PushResult)
     /// Delete the note's row; its tombstone records the delete at `at`.
     case delete(Note, at: Date)
+    /// The note is already deleted, by an earlier delete: its tombstone records this later one's time
+    /// (`at`), so an edit made between the two deletes does not bring the note back. Answered as applied.
+    case moveTombstone(NoteTombstone, to: Date)
     /// Write `fields` into the existing note, updated at `at`.
     case update(fields: NoteFields, at: Date)
     /// The note already holds this change: answer it as stored.
@@ -39,6 +42,7 @@ package enum PushPlan: Equatable, Sendable {
         switch change.op {
         case .delete:
             guard let current else {
+                if let tombstone, time > tombstone.deletedAt { return .moveTombstone(tombstone, to: time) }
                 return .answer(PushResult(id: change.id, status: .applied, version: tombstone?.version))
             }
             guard fastForward(current.version) || SyncRules.wins(time, nil, over: current.updatedAt, current.fields) else {
