@@ -36,7 +36,7 @@ struct OakBinary {
         let (output, error) = (Pipe(), Pipe())
         process.standardOutput = output
         process.standardError = error
-        try process.run()
+        try process.launchOneAtATime()
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             if ContinuousClock.now > deadline {
@@ -51,6 +51,16 @@ struct OakBinary {
             status: process.terminationStatus,
             output: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
             error: String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+    }
+}
+
+extension Process {
+    private static let launchLock = NSLock()
+
+    /// Starts the process, one launch at a time across the test run: swift-corelibs-foundation's
+    /// `Process.run()` has crashed (SIGSEGV in a `memcpy`) when tests launched processes in parallel.
+    func launchOneAtATime() throws {
+        try Self.launchLock.withLock { try run() }
     }
 }
 
@@ -104,7 +114,7 @@ struct BinaryTests {
         process.environment = ["HOME": home.path, "OAK_API_KEY": "fd-limit-test-key-0123456789"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.launchOneAtATime()
         defer { process.terminate() }
         var limits = ""
         for _ in 0..<200 {

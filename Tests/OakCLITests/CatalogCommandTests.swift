@@ -63,7 +63,7 @@ final class ServerProcess: @unchecked Sendable {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
         }
-        try process.run()
+        try process.launchOneAtATime()
         for _ in 0..<200 {
             if let (_, response) = try? await URLSession.shared.data(from: URL(string: "\(url)/health/ready")!),
                 (response as? HTTPURLResponse)?.statusCode == 200
