@@ -23,6 +23,17 @@ public enum WireTime {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// `2025-01-10 14:20:00.123` (UTC, milliseconds): the layout of SQLite's date functions, in which GRDB
+    /// stores a `Date`, written without a `DateFormatter`.
+    public static func formatSQL(_ date: Date) -> String {
+        let (seconds, milliseconds) = split(date)
+        var bytes = civilBytes(seconds)
+        bytes[10] = UInt8(ascii: " ")
+        bytes.append(UInt8(ascii: "."))
+        appendDigits(milliseconds, width: 3, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Parses an RFC 3339 timestamp with or without fractional seconds.
     public static func parse(_ text: String) -> Date? {
         fastParse(text) ?? (try? fractional.parse(text)) ?? (try? wholeSeconds.parse(text))

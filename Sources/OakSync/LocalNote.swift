@@ -88,25 +88,37 @@ public struct LocalNote: Hashable, Sendable, FetchableRecord, PersistableRecord 
     }
 
     public func encode(to container: inout PersistenceContainer) throws {
-        container[CodingKeys.id] = id
-        container[CodingKeys.scientificName] = scientificName
-        container[CodingKeys.sourceId] = sourceId
-        container[CodingKeys.subgenus] = taxonomy.subgenus
-        container[CodingKeys.section] = taxonomy.section
-        container[CodingKeys.subsection] = taxonomy.subsection
-        container[CodingKeys.complex] = taxonomy.complex
-        for field in NoteFields.Field.allCases {
-            container[field.rawValue] = fields[field]
+        for (column, value) in zip(Self.columnNames, try columnValues) {
+            container[column] = value
         }
-        container[CodingKeys.flowers] = reference.flowers
-        container[CodingKeys.hardinessHabitat] = reference.hardinessHabitat
-        container[CodingKeys.isPreferred] = reference.isPreferred
-        container[CodingKeys.createdAt] = createdAt
-        container[CodingKeys.updatedAt] = updatedAt
-        container[CodingKeys.serverVersion] = serverVersion
-        container[CodingKeys.localVersion] = localVersion
-        container[CodingKeys.syncStatus] = syncStatus.rawValue
-        container[CodingKeys.lastError] = try lastError.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+    }
+
+    /// Every column of the `notes` table, in the order of `columnValues`.
+    static let columnNames: [String] =
+        [CodingKeys.id, .scientificName, .sourceId, .subgenus, .section, .subsection, .complex].map(\.rawValue)
+        + NoteFields.Field.allCases.map(\.rawValue)
+        + [CodingKeys.flowers, .hardinessHabitat, .isPreferred, .createdAt, .updatedAt, .serverVersion, .localVersion, .syncStatus, .lastError]
+        .map(\.rawValue)
+
+    /// The note's value of each of `columnNames`. Dates are written as GRDB writes them, without its `DateFormatter`.
+    var columnValues: [DatabaseValue] {
+        get throws {
+            var values: [DatabaseValue] = [
+                id.databaseValue, scientificName.databaseValue, sourceId.databaseValue, taxonomy.subgenus.databaseValue,
+                taxonomy.section.databaseValue, taxonomy.subsection.databaseValue, taxonomy.complex.databaseValue,
+            ]
+            values.reserveCapacity(Self.columnNames.count)
+            for field in NoteFields.Field.allCases {
+                values.append(fields[field].databaseValue)
+            }
+            values += [
+                reference.flowers.databaseValue, reference.hardinessHabitat.databaseValue, reference.isPreferred.databaseValue,
+                WireTime.formatSQL(createdAt).databaseValue, WireTime.formatSQL(updatedAt).databaseValue, serverVersion.databaseValue,
+                localVersion.databaseValue, syncStatus.rawValue.databaseValue,
+                try lastError.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }.databaseValue,
+            ]
+            return values
+        }
     }
 
     /// The note as the notes API shows it (its version is the server's).

@@ -105,8 +105,11 @@ struct Reconciler: Sendable {
     }
 
     private static func apply(_ db: Database, _ changes: [SyncChange]) throws {
-        // Every note's identity in memory, read once when the changes hold notes, instead of a lookup per note.
-        let index = changes.contains { $0.entity == .notes && $0.op == .upsert } ? try NoteIndex(db) : NoteIndex()
+        // The identity of the local notes these changes may touch, read in one query, instead of a lookup per note.
+        let index = try NoteIndex(db, for: changes.compactMap { change in
+            if case .note(let note)? = change.record, change.op == .upsert { return note }
+            return nil
+        })
         let encoder = JSONEncoder()
         for change in changes {
             switch (change.record, change.op) {
@@ -183,7 +186,8 @@ struct Reconciler: Sendable {
     }
 }
 
-/// The identity and sync state of every local note, read in one query.
+/// The identity and sync state of the local notes that pulled notes may touch: those with their ids, and
+/// those of their species and source.
 struct NoteIndex {
     struct Key: Hashable {
         let name: String
@@ -198,20 +202,38 @@ struct NoteIndex {
     private(set) var notes: [UUID: Entry] = [:]
     private(set) var keys: Set<Key> = []
 
-    init() {}
-
-    init(_ db: Database) throws {
-        let rows = try Row.fetchCursor(db, sql: "SELECT id, scientific_name, source_id, server_version, sync_status FROM notes")
-        while let row = try rows.next() {
-            notes[row[0]] = Entry(serverVersion: row[3], synced: (row[4] as String) == NoteSyncStatus.synced.rawValue)
-            keys.insert(Key(name: row[1], sourceId: row[2]))
+    /// Reads the index for `incoming` in one query per 300 notes (each binds three values), so a pull
+    /// reads what it may touch rather than every local note.
+    init(_ db: Database, for incoming: [Note]) throws {
+        for start in stride(from: 0, to: incoming.count, by: 300) {
+            let chunk = incoming[start..<min(start + 300, incoming.count)]
+            let sql = """
+                SELECT id, scientific_name, source_id, server_version, sync_status FROM notes
+                WHERE id IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ",")))
+                UNION
+                SELECT n.id, n.scientific_name, n.source_id, n.server_version, n.sync_status
+                FROM (VALUES \(Array(repeating: "(?,?)", count: chunk.count).joined(separator: ","))) AS k
+                JOIN notes n ON n.scientific_name = k.column1 AND n.source_id = k.column2
+                """
+            var arguments = StatementArguments(chunk.map(\.id))
+            for note in chunk { arguments += [note.scientificName, note.sourceId] }
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            while let row = try rows.next() {
+                notes[row[0]] = Entry(serverVersion: row[3], synced: (row[4] as String) == NoteSyncStatus.synced.rawValue)
+                keys.insert(Key(name: row[1], sourceId: row[2]))
+            }
         }
     }
 }
 
 extension LocalNote {
-    /// Inserts the note, or replaces the row with its id.
+    private static let insertSQL =
+        "INTO notes (\(columnNames.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columnNames.count).joined(separator: ", ")))"
+
+    /// Inserts the note, or replaces the row with its id, from a statement prepared once per connection
+    /// (a pull writes thousands of notes; GRDB's record insert built each statement anew).
     func write(_ db: Database, replacing: Bool) throws {
-        try insert(db, onConflict: replacing ? .replace : .abort)
+        let statement = try db.cachedStatement(sql: (replacing ? "INSERT OR REPLACE " : "INSERT ") + Self.insertSQL)
+        try statement.execute(arguments: StatementArguments(try columnValues))
     }
 }
