@@ -33,7 +33,7 @@ extension SQLiteStore: NoteRepository {
                 throw OakError(.conflict, "A note with id \(id.uuidString.lowercased()) already exists", details: ["id": .string(id.uuidString.lowercased())])
             }
             var record = try Self.newNoteRecord(db, id: id, name: name, sourceId: input.sourceId, fields: fields, at: now)
-            try Self.insertChecked(db, &record)
+            try Self.insertNewNote(db, &record)
             return try Self.requireNote(db, id)
         }
     }
@@ -81,24 +81,37 @@ extension SQLiteStore: NoteRepository {
         return note
     }
 
-    /// A new row for a note, after checking that its species and source exist (404 naming the field).
+    /// A new row for a note, after finding its species under any spelling (404 naming the field when there
+    /// is none). Its source and the one note per species and source are checked by `insertNewNote`.
     static func newNoteRecord(_ db: Database, id: UUID, name: String, sourceId: Int?, fields: NoteFields, at time: Date) throws
         -> SpeciesSource
     {
         guard let species = try existingName(db, name) else {
             throw OakError.unknownReference("scientificName", "no species named '\(Species.normalizedName(name))' exists")
         }
-        let sourceId = sourceId ?? Source.personalObservationID
-        guard try sourceExists(db, sourceId) else {
-            throw OakError.unknownReference("sourceId", "no source with id \(sourceId) exists")
+        return try SpeciesSource.newNote(id: id, species: species, sourceId: sourceId ?? Source.personalObservationID, fields: fields, at: time)
+    }
+
+    /// Inserts a new note's row. The source's existence and the one note per species and source are left to
+    /// the database's constraints (two queries fewer per pushed note); when one fails, the error says which:
+    /// an unknown source (404 naming `sourceId`) or a conflict naming the note that exists.
+    static func insertNewNote(_ db: Database, _ record: inout SpeciesSource) throws {
+        do {
+            try insertChecked(db, &record)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            guard try sourceExists(db, record.sourceId) else {
+                throw OakError.unknownReference("sourceId", "no source with id \(record.sourceId) exists")
+            }
+            if let existing = try String.fetchOne(
+                db, cachedSQL: "SELECT uuid FROM species_sources WHERE scientific_name = ? AND source_id = ?",
+                arguments: [record.scientificName, record.sourceId])
+            {
+                throw OakError(
+                    .conflict, "Species '\(record.scientificName)' already has a note from source \(record.sourceId)",
+                    details: ["id": .string(existing)])
+            }
+            throw error
         }
-        if let existing = try String.fetchOne(
-            db, cachedSQL: "SELECT uuid FROM species_sources WHERE scientific_name = ? AND source_id = ?", arguments: [species, sourceId])
-        {
-            throw OakError(
-                .conflict, "Species '\(species)' already has a note from source \(sourceId)", details: ["id": .string(existing)])
-        }
-        return try SpeciesSource.newNote(id: id, species: species, sourceId: sourceId, fields: fields, at: time)
     }
 
     /// A note's row with `fields` applied and validated (a 400 naming the column), not yet written.

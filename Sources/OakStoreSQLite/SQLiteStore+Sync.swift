@@ -200,7 +200,7 @@ extension SQLiteStore: SyncRepository {
                 break
             case .insert(let name, let sourceId, let fields, let time):
                 var record = try newNoteRecord(db, id: change.id, name: name, sourceId: sourceId, fields: fields, at: time)
-                try insertChecked(db, &record)
+                try insertNewNote(db, &record)
             }
         } catch let error as OakError where error.code == .conflict {
             // Another device created the note for this species and source first: its note is the server's.

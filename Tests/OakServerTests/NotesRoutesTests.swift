@@ -103,6 +103,20 @@ struct NotesRoutesTests {
         }
     }
 
+    @Test("a note for a source that does not exist answers 404 naming sourceId and writes nothing")
+    func unknownSource() async throws {
+        let env = try await TestEnvironment()
+        try await env.test { client in
+            let before = try await env.count("SELECT COUNT(*) FROM change_log")
+            let response = try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba", "sourceId": 9999}"#)
+            #expect(response.status == .notFound)
+            #expect(try response.invalidFields() == ["sourceId"])
+            #expect(try response.error().message.contains("9999"))
+            #expect(try await env.count("SELECT COUNT(*) FROM species_sources WHERE source_id = 9999") == 0)
+            #expect(try await env.count("SELECT COUNT(*) FROM change_log") == before)
+        }
+    }
+
     @Test("sourceId defaults to 3 and source-3 rows are is_preferred")
     func defaultSourcePreferred() async throws {
         let env = try await TestEnvironment()

@@ -244,6 +244,29 @@ struct SyncRoutesTests {
         }
     }
 
+    @Test("a pushed note for an unknown source or a taken species and source is refused alone; the rest of the batch applies")
+    func pushRefusesUnknownSourceAndTakenPair() async throws {
+        let env = try await TestEnvironment()
+        try await env.test { client in
+            let now = env.clock.now
+            let first = UUID().uuidString.lowercased()
+            let unknownSource = #"{"id": "\#(UUID().uuidString)", "op": "upsert", "baseVersion": null, "updatedAt": "\#(WireTime.format(now))", "note": {"scientificName": "ilex", "sourceId": 9999, "fields": {}}}"#
+            let results = try await client.push([
+                SyncWire.change(first, at: now, bark: "first"),
+                unknownSource,
+                SyncWire.change(UUID().uuidString.lowercased(), at: now.addingTimeInterval(-1), bark: "second device, same pair"),
+            ])
+            #expect(results.compactMap { $0["status"] as? String } == ["applied", "rejected", "stale"])
+            let error = try #require(results[1]["error"] as? [String: Any])
+            #expect(error["code"] as? String == "NOT_FOUND")
+            let errors = try #require(error["details"] as? [String: Any])["errors"] as? [[String: Any]] ?? []
+            #expect(errors.compactMap { $0["field"] as? String } == ["sourceId"], "\(error)")
+            #expect((results[2]["note"] as? [String: Any])?["id"] as? String == first)
+            #expect(try await env.count("SELECT COUNT(*) FROM species_sources WHERE source_id = 9999") == 0)
+            #expect(try await env.count("SELECT COUNT(*) FROM species_sources WHERE scientific_name = 'alba' AND source_id = 3") == 1)
+        }
+    }
+
     @Test("a change whose baseVersion equals the server version fast-forwards whatever the clocks say")
     func fastForward() async throws {
         let env = try await TestEnvironment()
