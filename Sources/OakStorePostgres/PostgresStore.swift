@@ -24,14 +24,17 @@ public final class PostgresStore: Sendable {
     let clock: @Sendable () -> Date
     /// The pool's most connections, for metrics.
     let maxConnections: Int
+    /// How long a call waits for a pooled connection before it fails with 503: every connection is busy, or
+    /// the database cannot be reached. Without it a request would wait as long as the outage lasts.
+    let leaseTimeout: Duration
     private let closed = Atomic<Bool>(false)
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/database?sslmode=…`), creates
     /// or migrates the schema, and adds the standard sources and (when `seedStarterData` and the database has
     /// no species yet) the starter dataset. The store runs its connection pool until it closes.
     public convenience init(
-        url: String, seedStarterData: Bool = true, maxConnections: Int = 20, clock: @escaping @Sendable () -> Date = Date.init,
-        logger: Logger = Logger(label: "oak.postgres")
+        url: String, seedStarterData: Bool = true, maxConnections: Int = 20, leaseTimeout: Duration = PostgresStore.defaultLeaseTimeout,
+        clock: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "oak.postgres")
     ) async throws {
         var configuration = try PostgresURL(url).clientConfiguration
         configuration.options.maximumConnections = maxConnections
@@ -40,7 +43,8 @@ public final class PostgresStore: Sendable {
         let runner = Task.detached { await client.run() }
         do {
             try await self.init(
-                client: client, runner: runner, maxConnections: maxConnections, seedStarterData: seedStarterData, clock: clock, logger: logger)
+                client: client, runner: runner, maxConnections: maxConnections, leaseTimeout: leaseTimeout, seedStarterData: seedStarterData,
+                clock: clock, logger: logger)
         } catch {
             runner.cancel()
             throw error
@@ -51,20 +55,25 @@ public final class PostgresStore: Sendable {
     /// its own, for as long as the store is used), configured for at most `maxConnections`; migrated and
     /// seeded as `init(url:)` does.
     public convenience init(
-        client: PostgresClient, maxConnections: Int = 20, seedStarterData: Bool = true, clock: @escaping @Sendable () -> Date = Date.init,
-        logger: Logger = Logger(label: "oak.postgres")
+        client: PostgresClient, maxConnections: Int = 20, leaseTimeout: Duration = PostgresStore.defaultLeaseTimeout, seedStarterData: Bool = true,
+        clock: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "oak.postgres")
     ) async throws {
         try await self.init(
-            client: client, runner: nil, maxConnections: maxConnections, seedStarterData: seedStarterData, clock: clock, logger: logger)
+            client: client, runner: nil, maxConnections: maxConnections, leaseTimeout: leaseTimeout, seedStarterData: seedStarterData,
+            clock: clock, logger: logger)
     }
 
+    /// How long a call waits for a connection by default.
+    public static let defaultLeaseTimeout = Duration.seconds(10)
+
     private init(
-        client: PostgresClient, runner: Task<Void, Never>?, maxConnections: Int, seedStarterData: Bool, clock: @escaping @Sendable () -> Date,
-        logger: Logger
+        client: PostgresClient, runner: Task<Void, Never>?, maxConnections: Int, leaseTimeout: Duration, seedStarterData: Bool,
+        clock: @escaping @Sendable () -> Date, logger: Logger
     ) async throws {
         self.client = client
         self.runner = runner
         self.maxConnections = maxConnections
+        self.leaseTimeout = leaseTimeout
         self.clock = clock
         self.logger = logger
         do {
@@ -112,7 +121,7 @@ public final class PostgresStore: Sendable {
 
     /// Runs a write transaction. It first takes the change log's head row lock, which orders every writer
     /// (see `PostgresSchema`); constraint violations the checks missed become 409s.
-    func write<T: Sendable>(_ updates: @Sendable (PostgresSession) async throws -> T) async throws -> T {
+    func write<T: Sendable>(_ updates: @escaping @Sendable (PostgresSession) async throws -> T) async throws -> T {
         try await session(writing: true, transaction: "BEGIN") { session in
             try await session.execute("SELECT seq FROM change_log_head FOR UPDATE")
             return try await updates(session)
@@ -121,20 +130,20 @@ public final class PostgresStore: Sendable {
 
     /// Runs reads in one snapshot (a repeatable-read, read-only transaction), for answers made of several
     /// queries that must agree: a sync page and the head it reports, the export, the search index's catch-up.
-    func snapshot<T: Sendable>(_ reads: @Sendable (PostgresSession) async throws -> T) async throws -> T {
+    func snapshot<T: Sendable>(_ reads: @escaping @Sendable (PostgresSession) async throws -> T) async throws -> T {
         try await session(writing: false, transaction: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", reads)
     }
 
     /// Runs reads on one connection without a transaction: each statement sees the data as committed when
     /// it starts.
-    func read<T: Sendable>(_ reads: @Sendable (PostgresSession) async throws -> T) async throws -> T {
+    func read<T: Sendable>(_ reads: @escaping @Sendable (PostgresSession) async throws -> T) async throws -> T {
         try await session(writing: false, transaction: nil, reads)
     }
 
     /// Runs `body` on a pooled connection, in a transaction opened with `transaction` when given, counted as
     /// a read or a write, with database errors described as the API reports them.
     private func session<T: Sendable>(
-        writing: Bool, transaction begin: String?, _ body: @Sendable (PostgresSession) async throws -> T
+        writing: Bool, transaction begin: String?, _ body: @escaping @Sendable (PostgresSession) async throws -> T
     ) async throws -> T {
         try checkOpen()
         activity.begin(write: writing)
@@ -144,13 +153,43 @@ public final class PostgresStore: Sendable {
             if writing { activity.bumpGeneration() }
         }
         do {
-            return try await client.withConnection { connection in
+            let logger = logger
+            return try await withLeasedConnection { connection in
                 let session = PostgresSession(connection: connection, logger: logger)
                 guard let begin else { return try await body(session) }
                 return try await session.transaction(begin) { try await body(session) }
             }
         } catch {
             throw Self.describe(error)
+        }
+    }
+
+    /// Runs `body` on a pooled connection, or fails with 503 when none is leased within `leaseTimeout`. Either
+    /// the body runs or the timeout answers, never both: a connection that comes after the timeout goes back
+    /// unused, and a body that started is never cancelled by it.
+    private func withLeasedConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let lease = LeaseState()
+        let (client, timeout) = (client, leaseTimeout)
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await client.withConnection { connection in
+                    guard lease.settle(.leased) else { throw CancellationError() }
+                    return try await body(connection)
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                guard lease.settle(.timedOut) else { return nil }
+                throw OakError(
+                    .serviceUnavailable, "No database connection within \(timeout): PostgreSQL is busy or unreachable; try again shortly")
+            }
+            while let result = try await group.next() {
+                if let value = result {
+                    group.cancelAll()
+                    return value
+                }
+            }
+            throw CancellationError()
         }
     }
 
@@ -212,5 +251,17 @@ public final class PostgresStore: Sendable {
         for species in document.species { try await session.insert(into: "oak_entries", species.columnValues) }
         try await session.execute(
             "INSERT INTO import_metadata(key, value) VALUES ('starter_dataset', $1)", [.text(WireTime.format(Date()))])
+    }
+}
+
+/// Whether a call got its connection or gave up waiting, whichever came first.
+private final class LeaseState: Sendable {
+    enum Outcome: Int { case waiting, leased, timedOut }
+
+    private let outcome = Atomic<Int>(Outcome.waiting.rawValue)
+
+    /// Records `final` if nothing was recorded yet; false when the other outcome came first.
+    func settle(_ final: Outcome) -> Bool {
+        outcome.compareExchange(expected: Outcome.waiting.rawValue, desired: final.rawValue, ordering: .acquiringAndReleasing).exchanged
     }
 }

@@ -1,0 +1,75 @@
+import Foundation
+import Logging
+import OakModels
+import OakStore
+import OakStorePostgres
+import OakTestSupport
+import PostgresNIO
+import Testing
+
+@Suite(
+    "PostgreSQL connection leases", .timeLimit(.minutes(1)),
+    .enabled(if: TestBackend.postgresURL != nil, "needs a PostgreSQL server: run the tests through scripts/test (or scripts/with-postgres)"))
+struct PostgresLeaseTests {
+    private static let logger = Logger(label: "oak.tests", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    @Test("a call that gets no connection within the lease timeout answers 503 at once; the call holding the connection still completes")
+    func leaseTimeout() async throws {
+        let url = try await temporaryPostgresDatabase()
+        let store = try await PostgresStore(url: url, maxConnections: 1, leaseTimeout: .milliseconds(300))
+        let holder = PostgresClient(configuration: try PostgresURL(url).clientConfiguration)
+        let (locked, lockTaken) = AsyncStream<Void>.makeStream()
+        let (released, release) = AsyncStream<Void>.makeStream()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await holder.run() }
+            // Another client holds the lock every write of the store takes first.
+            group.addTask {
+                try await holder.withConnection { connection in
+                    try await connection.query("BEGIN", logger: Self.logger)
+                    try await connection.query("SELECT seq FROM change_log_head FOR UPDATE", logger: Self.logger)
+                    lockTaken.yield()
+                    for await _ in released { break }
+                    try await connection.query("COMMIT", logger: Self.logger)
+                }
+            }
+            for await _ in locked { break }
+
+            // A write takes the store's only connection and waits for that lock.
+            let create = Task { try await store.createNote(NoteInput(scientificName: "alba")) }
+            try await Self.waitForLockWaiter(holder)
+
+            let started = ContinuousClock.now
+            do {
+                _ = try await store.listSpecies(filter: SpeciesFilter(), limit: 1, offset: 0)
+                Issue.record("a read without a connection must fail")
+            } catch let error as OakError {
+                #expect(error.code == .serviceUnavailable)
+                #expect(error.code.httpStatus == 503)
+                #expect(error.message.contains("No database connection"))
+            }
+            #expect(ContinuousClock.now - started < .seconds(5))
+
+            release.yield()
+            let note = try await create.value
+            #expect(try await store.note(id: note.id).scientificName == "alba")
+            #expect(try await store.listSpecies(filter: SpeciesFilter(), limit: 1, offset: 0).pagination.total > 0)
+            group.cancelAll()
+        }
+    }
+
+    /// Waits until a session of the database waits for a lock.
+    private static func waitForLockWaiter(_ client: PostgresClient) async throws {
+        for _ in 0..<500 {
+            let waiting = try await client.withConnection { connection in
+                let rows = try await connection.query(
+                    "SELECT count(*)::int FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'", logger: logger)
+                var count = 0
+                for try await (value) in rows.decode(Int.self) { count = value }
+                return count
+            }
+            if waiting > 0 { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("the write never waited for the lock")
+    }
+}
