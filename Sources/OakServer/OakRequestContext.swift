@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import OakModels
+import OakStore
 
 /// The request context of every route: JSON coding configured for the v1 wire format.
 public struct OakRequestContext: RequestContext {
@@ -11,6 +12,9 @@ public struct OakRequestContext: RequestContext {
     public var requestID = ""
     /// The client's IP address: the socket's, or a trusted proxy's header.
     public var clientIP = "unknown"
+    /// The data version the response cache read for this request, so the route reads it no second time
+    /// (on PostgreSQL each read is a round trip).
+    var dataVersion: DataVersion?
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -106,10 +106,12 @@ struct Reconciler: Sendable {
 
     private static func apply(_ db: Database, _ changes: [SyncChange]) throws {
         // The identity of the local notes these changes may touch, read in one query, instead of a lookup per note.
-        let index = try NoteIndex(db, for: changes.compactMap { change in
-            if case .note(let note)? = change.record, change.op == .upsert { return note }
-            return nil
-        })
+        let index = try NoteIndex(
+            db,
+            for: changes.compactMap { change in
+                if case .note(let note)? = change.record, change.op == .upsert { return note }
+                return nil
+            })
         let encoder = JSONEncoder()
         for change in changes {
             switch (change.record, change.op) {

@@ -250,7 +250,8 @@ struct SyncRoutesTests {
         try await env.test { client in
             let now = env.clock.now
             let first = UUID().uuidString.lowercased()
-            let unknownSource = #"{"id": "\#(UUID().uuidString)", "op": "upsert", "baseVersion": null, "updatedAt": "\#(WireTime.format(now))", "note": {"scientificName": "ilex", "sourceId": 9999, "fields": {}}}"#
+            let unknownSource =
+                #"{"id": "\#(UUID().uuidString)", "op": "upsert", "baseVersion": null, "updatedAt": "\#(WireTime.format(now))", "note": {"scientificName": "ilex", "sourceId": 9999, "fields": {}}}"#
             let results = try await client.push([
                 SyncWire.change(first, at: now, bark: "first"),
                 unknownSource,

@@ -171,7 +171,9 @@ struct SyncScenarioTests {
         try await LiveServer.run { server in
             let names = try await Self.speciesNames(server)
             let clock = WriteClock()
-            let (first, second, third) = (try Device(server: server, clock: clock), try Device(server: server, clock: clock), try Device(server: server, clock: clock))
+            let (first, second, third) = (
+                try Device(server: server, clock: clock), try Device(server: server, clock: clock), try Device(server: server, clock: clock)
+            )
             let note = try await first.repository.create(scientificName: names[0], fields: NoteFields(leaf: "original"))
             for device in [first, second, third] { await device.engine.sync() }
 

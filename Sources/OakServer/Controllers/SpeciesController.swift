@@ -44,7 +44,7 @@ struct SpeciesController {
     }
 
     @Sendable func get(_ request: Request, context: OakRequestContext) async throws -> Response {
-        try await records.response(named: try context.pathParameter("name"))
+        try await records.response(named: try context.pathParameter("name"), knownVersion: context.dataVersion)
     }
 
     @Sendable func full(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<SpeciesFull> {

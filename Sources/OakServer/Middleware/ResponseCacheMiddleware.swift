@@ -18,7 +18,10 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         async throws -> Response
     {
         guard request.method == .get, Self.isCacheable(request.uri.path) else { return try await next(request, context) }
-        let position = try await cache.catchUp(to: try await store.dataVersion(), changes: store.changes(after:))
+        var context = context
+        let version = try await store.dataVersion()
+        context.dataVersion = version
+        let position = try await cache.catchUp(to: version, changes: store.changes(after:))
         let key = "\(CompressionMiddleware.acceptsGzip(request.headers[.acceptEncoding]) ? "gzip" : "plain") \(request.uri)"
         if let entry = cache.entry(for: key) {
             return Self.answer(entry, to: request)

@@ -28,9 +28,11 @@ final class SpeciesRecords: FollowsChanges, @unchecked Sendable {
     /// The number of species held.
     var count: Int { lock.withLock { records.count } }
 
-    /// The answer for a species: from memory, or read, encoded and kept.
-    func response(named name: String) async throws -> Response {
-        let version = try await store.dataVersion()
+    /// The answer for a species: from memory, or read, encoded and kept. `knownVersion` is the data version
+    /// when the request already read it.
+    func response(named name: String, knownVersion: DataVersion? = nil) async throws -> Response {
+        let version: DataVersion
+        if let knownVersion { version = knownVersion } else { version = try await store.dataVersion() }
         let key = Species.normalizedName(name)
         let position = try await catchUp(to: version, changes: store.changes(after:))
         let held = lock.withLock { records[key] }
