@@ -231,6 +231,20 @@ public struct NoteFields: Codable, Hashable, Sendable {
         record.url = resources
     }
 
+    /// Validates a species-source row holding note fields: a field error names the note field as the notes
+    /// API does (`fields.leaf`), not the column it is stored in (`leaves`).
+    public static func validate(_ record: SpeciesSource) throws {
+        do {
+            try record.validate()
+        } catch let error as OakError where !error.fieldErrors.isEmpty {
+            throw OakError.validation(
+                error.fieldErrors.map { fieldError in
+                    let field = Field.allCases.first { $0.column == fieldError.field }
+                    return FieldError(field: field.map { "fields.\($0.rawValue)" } ?? fieldError.field, message: fieldError.message)
+                })
+        }
+    }
+
     /// A total order on contents, used to break last-write-wins ties the same way everywhere.
     public var tieBreakKey: String {
         CodingKeys.allCases.map { self[$0].map { "\($0.count):\($0)" } ?? "-" }.joined(separator: "|")
@@ -317,5 +331,23 @@ extension KeyedDecodingContainer {
             throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not an RFC 3339 timestamp")
         }
         return date
+    }
+}
+
+extension NoteFields.Field {
+    /// The `species_sources` column the field is stored in (`NoteFields.apply(to:)` writes it there).
+    public var column: String {
+        switch self {
+        case .commonNames: "local_names"
+        case .leaf: "leaves"
+        case .acorn: "fruits"
+        case .bark: "bark"
+        case .twigs: "twigs"
+        case .buds: "buds"
+        case .form: "growth_habit"
+        case .rangeHabitat: "range"
+        case .fieldNotes: "miscellaneous"
+        case .resources: "url"
+        }
     }
 }

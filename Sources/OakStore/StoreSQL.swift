@@ -67,7 +67,7 @@ extension SpeciesSource {
             uuid: id, scientificName: species, sourceId: sourceId, isPreferred: sourceId == Source.personalObservationID, createdAt: time,
             updatedAt: time)
         fields.apply(to: &record)
-        try record.validate()
+        try NoteFields.validate(record)
         return record
     }
 }

@@ -96,14 +96,14 @@ extension PostgresStore: NoteRepository {
         return try SpeciesSource.newNote(id: id, species: species, sourceId: sourceId, fields: fields, at: time)
     }
 
-    /// A note's row with `fields` applied and validated (a 400 naming the column), not yet written.
+    /// A note's row with `fields` applied and validated (a 400 naming the field), not yet written.
     static func noteRecord(_ session: PostgresSession, id: UUID, fields: NoteFields) async throws -> SpeciesSource {
         guard let row = try await session.row("SELECT * FROM species_sources WHERE uuid = $1", [.text(id.uuidString.lowercased())]) else {
             throw OakError.notFound("Note", id.uuidString.lowercased())
         }
         var record = SpeciesSource(row: row)
         fields.apply(to: &record)
-        try record.validate()
+        try NoteFields.validate(record)
         return record
     }
 

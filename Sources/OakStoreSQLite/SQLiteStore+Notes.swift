@@ -114,14 +114,14 @@ extension SQLiteStore: NoteRepository {
         }
     }
 
-    /// A note's row with `fields` applied and validated (a 400 naming the column), not yet written.
+    /// A note's row with `fields` applied and validated (a 400 naming the field), not yet written.
     static func noteRecord(_ db: Database, id: UUID, fields: NoteFields) throws -> SpeciesSource {
         guard
             var record = try db.fetchOne(
                 cachedSQL: "SELECT * FROM species_sources WHERE uuid = ?", arguments: [id.uuidString.lowercased()], SpeciesSource.init(row:))
         else { throw OakError.notFound("Note", id.uuidString.lowercased()) }
         fields.apply(to: &record)
-        try record.validate()
+        try NoteFields.validate(record)
         return record
     }
 

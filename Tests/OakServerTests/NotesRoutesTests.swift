@@ -103,6 +103,30 @@ struct NotesRoutesTests {
         }
     }
 
+    @Test("a note field that is too long answers 400 naming the field (fields.leaf), on create, update and push; nothing is written")
+    func tooLongFieldNamed() async throws {
+        let env = try await TestEnvironment()
+        try await env.test { client in
+            let long = String(repeating: "x", count: FieldLimits.longText + 1)
+            let created = try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba", "fields": {"leaf": "\#(long)"}}"#)
+            #expect(created.status == .badRequest)
+            #expect(try created.invalidFields() == ["fields.leaf"])
+            #expect(try await env.count("SELECT COUNT(*) FROM species_sources WHERE scientific_name = 'alba' AND source_id = 3") == 0)
+
+            let note = try await client.send(.post, "/api/v1/notes", json: Self.albaNote).object()
+            let id = try #require(note["id"] as? String)
+            let updated = try await client.send(.put, "/api/v1/notes/\(id)", json: #"{"fields": {"fieldNotes": "\#(long)"}}"#)
+            #expect(updated.status == .badRequest)
+            #expect(try updated.invalidFields() == ["fields.fieldNotes"])
+
+            let pushed = try await client.push([SyncWire.change(id, base: note["version"] as? Int, at: env.clock.now, bark: long)])
+            #expect(pushed[0]["status"] as? String == "rejected")
+            let errors = try #require((pushed[0]["error"] as? [String: Any])?["details"] as? [String: Any])["errors"] as? [[String: Any]] ?? []
+            #expect(errors.compactMap { $0["field"] as? String } == ["fields.bark"])
+            #expect(try await env.count("SELECT COUNT(*) FROM species_sources WHERE uuid = ? AND length(bark) > 20000", [id]) == 0)
+        }
+    }
+
     @Test("a note for a source that does not exist answers 404 naming sourceId and writes nothing")
     func unknownSource() async throws {
         let env = try await TestEnvironment()

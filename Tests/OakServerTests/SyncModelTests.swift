@@ -53,11 +53,15 @@ struct ReferenceModel {
         let time = WireTime.milliseconds(change.updatedAt > now.addingTimeInterval(300) ? now : change.updatedAt)
         switch change.op {
         case .delete:
-            if var entry = notes[change.id], entry.isLive {
+            guard var entry = notes[change.id] else { return }
+            if entry.isLive {
                 entry.deletedAt = time
                 entry.version = version
-                notes[change.id] = entry
+            } else if let deletedAt = entry.deletedAt, time > deletedAt {
+                // A later delete of a deleted note moves its tombstone to its own time.
+                entry.deletedAt = time
             }
+            notes[change.id] = entry
         case .upsert:
             let body = change.note!
             notes[change.id] = Entry(species: body.scientificName, fields: body.fields, updatedAt: time, version: version, deletedAt: nil)
@@ -178,11 +182,7 @@ struct SyncModelTests {
                         #expect(result["status"] as? String == expected.rawValue, "\(context): change \(change.id) expected \(expected)")
                         let version = Int64(result["version"] as? Int ?? 0)
                         if expected == .applied, result["status"] as? String == "applied" {
-                            if change.op == .delete, model.notes[change.id]?.isLive != true {
-                                // Deleting what is already gone changes nothing.
-                            } else {
-                                model.apply(change, version: version, now: now)
-                            }
+                            model.apply(change, version: version, now: now)
                         }
                         knownVersions[device][change.id] = version
                     }
