@@ -77,20 +77,28 @@ extension PostgresStore: NoteRepository {
         return note
     }
 
-    /// A new row for a note, after checking that its species and source exist (404 naming the field).
+    /// A new row for a note, after checking that its species and source exist (404 naming the field) and that
+    /// the species has no note from the source (409 naming the note), in one query.
     static func newNoteRecord(_ session: PostgresSession, id: UUID, name: String, sourceId: Int?, fields: NoteFields, at time: Date)
         async throws -> SpeciesSource
     {
-        guard let species = try await existingName(session, name) else {
-            throw OakError.unknownReference("scientificName", "no species named '\(Species.normalizedName(name))' exists")
-        }
+        let key = Species.normalizedName(name)
         let sourceId = sourceId ?? Source.personalObservationID
-        guard try await sourceExists(session, sourceId) else {
+        guard
+            let row = try await session.row(
+                """
+                SELECT e.scientific_name AS species, EXISTS (SELECT 1 FROM sources WHERE id = $3)::int AS source_exists,
+                    (SELECT uuid FROM species_sources ss WHERE ss.scientific_name = e.scientific_name AND ss.source_id = $3) AS existing
+                FROM (SELECT scientific_name FROM oak_entries WHERE scientific_name IN ($1, $2) ORDER BY (scientific_name = $1) DESC LIMIT 1) e
+                """, [.text(key), .text(Species.alternateName(key)), StoredValue(sourceId)]),
+            let species = row.text("species")
+        else {
+            throw OakError.unknownReference("scientificName", "no species named '\(key)' exists")
+        }
+        guard row.bool("source_exists") else {
             throw OakError.unknownReference("sourceId", "no source with id \(sourceId) exists")
         }
-        if let existing = try await session.text(
-            "SELECT uuid FROM species_sources WHERE scientific_name = $1 AND source_id = $2", [.text(species), StoredValue(sourceId)])
-        {
+        if let existing = row.text("existing") {
             throw OakError(.conflict, "Species '\(species)' already has a note from source \(sourceId)", details: ["id": .string(existing)])
         }
         return try SpeciesSource.newNote(id: id, species: species, sourceId: sourceId, fields: fields, at: time)

@@ -35,13 +35,16 @@ extension PostgresStore: SyncRepository {
         }
         let now = self.now
         return try await write { session in
+            // Each statement is a round trip: what every change of the batch needs is read in three queries.
+            var batch = try await PushBatch(session, changes)
             var json = JSONOutput(capacity: changes.count * 1024)
             json.raw(#"{"results":["#)
             for (index, change) in changes.enumerated() {
                 if index > 0 { json.raw(",") }
-                json.raw(try await Self.applyOnce(session, change, now: now))
+                json.raw(try await Self.applyOnce(session, change, now: now, batch: &batch))
             }
             json.raw("]}")
+            try await batch.saveReceipts(session)
             return ByteBuffer(bytes: json.bytes)
         }
     }
@@ -120,13 +123,12 @@ extension PostgresStore: SyncRepository {
 
     /// Applies a change once and answers its result as JSON (`PushResult`): a change seen before (same
     /// digest) gets its recorded result and changes nothing.
-    static func applyOnce(_ session: PostgresSession, _ change: PushChange, now: Date) async throws -> Data {
+    static func applyOnce(_ session: PostgresSession, _ change: PushChange, now: Date, batch: inout PushBatch) async throws -> Data {
         let digest = PushReceipts.digest(of: change)
-        if let stored = try await session.text("SELECT result FROM sync_receipts WHERE digest = $1", [.text(digest)]) {
-            return Data(stored.utf8)
-        }
+        if let stored = batch.receipts[digest] { return Data(stored.utf8) }
+        let (current, tombstone) = try await batch.state(of: change.id, session)
         let encoded: Data
-        if let result = try await decide(session, change, now: now) {
+        if let result = try await decide(session, change, current: current, tombstone: tombstone, now: now) {
             encoded = try WireJSON.encoder.encode(result)
             // A rejection changed nothing: re-sending it is evaluated afresh (it may pass once its cause is fixed).
             guard result.status != .rejected else { return encoded }
@@ -139,18 +141,16 @@ extension PostgresStore: SyncRepository {
             try json.appliedPushResult(id: change.id, PostgresColumns(row))
             encoded = Data(json.bytes)
         }
-        // Stamped by the database's clock, as tombstones are, since compaction removes both by one horizon.
-        try await session.execute(
-            "INSERT INTO sync_receipts(digest, result, created_at) VALUES ($1, $2, \(PostgresSchema.now))",
-            [.text(digest), .text(String(decoding: encoded, as: UTF8.self))])
+        batch.changed(change.id)
+        batch.record(String(decoding: encoded, as: UTF8.self), for: digest)
         return encoded
     }
 
-    /// Carries out the shared push rule (`PushPlan`) for one change: its result, or nil when the note was
-    /// stored (answered with the note as stored).
-    static func decide(_ session: PostgresSession, _ change: PushChange, now: Date) async throws -> PushResult? {
-        let current = try await fetchNote(session, change.id)
-        let tombstone = current == nil ? try await fetchTombstone(session, change.id) : nil
+    /// Carries out the shared push rule (`PushPlan`) for one change, given the note as stored (`current`) or
+    /// its tombstone: its result, or nil when the note was stored (answered with the note as stored).
+    static func decide(_ session: PostgresSession, _ change: PushChange, current: Note?, tombstone: NoteTombstone?, now: Date)
+        async throws -> PushResult?
+    {
         var storedName: String?
         if current != nil, let body = change.note { storedName = try await Self.storedName(session, body.scientificName) }
         do {
@@ -194,5 +194,68 @@ extension PostgresStore: SyncRepository {
                 [.text(id.uuidString.lowercased())])
         else { return nil }
         return NoteTombstone(version: row.integer("seq") ?? 0, deletedAt: ColumnCoding.date(row.text("deleted_at")))
+    }
+}
+
+/// What a push batch reads once for all its changes instead of once per change: the receipts of changes seen
+/// before, and the stored notes and tombstones of the ids it names. A note a change of the batch wrote is read
+/// again when a later change names it. Receipts of the batch are written together at its end.
+struct PushBatch {
+    private(set) var receipts: [String: String] = [:]
+    private var notes: [UUID: Note] = [:]
+    private var tombstones: [UUID: NoteTombstone] = [:]
+    private var written: Set<UUID> = []
+    private var newReceipts: [[String]] = []
+
+    init(_ session: PostgresSession, _ changes: [PushChange]) async throws {
+        let digests = ColumnCoding.json(changes.map { PushReceipts.digest(of: $0) })
+        for row in try await session.rows(
+            "SELECT digest, result FROM sync_receipts WHERE digest IN (SELECT jsonb_array_elements_text($1::jsonb))", [.text(digests)])
+        {
+            if let digest = row.text("digest"), let result = row.text("result") { receipts[digest] = result }
+        }
+        let ids = StoredValue.text(ColumnCoding.json(Set(changes.map { $0.id.uuidString.lowercased() }).sorted()))
+        for row in try await session.rows("\(StoreSQL.noteSelect) WHERE ss.uuid IN (SELECT jsonb_array_elements_text($1::jsonb))", [ids]) {
+            let note = Note(row: row)
+            notes[note.id] = note
+        }
+        for row in try await session.rows(
+            """
+            SELECT entity_key, seq, COALESCE(deleted_at, changed_at) AS deleted_at FROM change_log
+            WHERE entity = 'notes' AND op = 'delete' AND entity_key IN (SELECT jsonb_array_elements_text($1::jsonb))
+            """, [ids])
+        {
+            guard let key = row.text("entity_key"), let id = UUID(uuidString: key) else { continue }
+            tombstones[id] = NoteTombstone(version: row.integer("seq") ?? 0, deletedAt: ColumnCoding.date(row.text("deleted_at")))
+        }
+    }
+
+    /// The note as stored, or when there is none its tombstone.
+    func state(of id: UUID, _ session: PostgresSession) async throws -> (Note?, NoteTombstone?) {
+        guard written.contains(id) else { return (notes[id], notes[id] == nil ? tombstones[id] : nil) }
+        let current = try await PostgresStore.fetchNote(session, id)
+        return (current, current == nil ? try await PostgresStore.fetchTombstone(session, id) : nil)
+    }
+
+    /// Notes that a change of the batch may have written.
+    mutating func changed(_ id: UUID) {
+        written.insert(id)
+    }
+
+    /// Keeps the result of a change, to answer it again when it is re-sent (in this batch too).
+    mutating func record(_ result: String, for digest: String) {
+        receipts[digest] = result
+        newReceipts.append([digest, result])
+    }
+
+    /// Writes the batch's receipts, stamped by the database's clock as tombstones are (compaction removes both
+    /// by one horizon).
+    func saveReceipts(_ session: PostgresSession) async throws {
+        guard !newReceipts.isEmpty else { return }
+        try await session.execute(
+            """
+            INSERT INTO sync_receipts(digest, result, created_at)
+            SELECT value->>0, value->>1, \(PostgresSchema.now) FROM jsonb_array_elements($1::jsonb)
+            """, [.text(ColumnCoding.json(newReceipts))])
     }
 }

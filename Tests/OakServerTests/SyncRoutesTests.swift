@@ -358,6 +358,32 @@ struct SyncRoutesTests {
         }
     }
 
+    @Test("one batch naming a note twice applies both in order; the same change twice in a batch is applied once")
+    func sameNoteTwiceInABatch() async throws {
+        let env = try await TestEnvironment()
+        try await env.test { client in
+            let id = UUID().uuidString.lowercased()
+            let t0 = env.clock.now.addingTimeInterval(-60)
+            let create = SyncWire.change(id, at: t0, bark: "created")
+            let results = try await client.push([create, SyncWire.change(id, at: t0 + 10, bark: "edited"), create])
+            #expect(results.compactMap { $0["status"] as? String } == ["applied", "applied", "applied"])
+            let first = try #require(results[0]["version"] as? Int)
+            let second = try #require(results[1]["version"] as? Int)
+            #expect(second > first)
+            #expect(results[2]["version"] as? Int == first)
+            let stored = try await client.send(.get, "/api/v1/notes/\(id)").object()
+            #expect((stored["fields"] as? [String: Any])?["bark"] as? String == "edited")
+            #expect(try await env.count("SELECT COUNT(*) FROM sync_receipts") == 2)
+
+            // A delete and an edit made after it, in one batch: the note is deleted, then back.
+            let later = try await client.push([
+                SyncWire.change(id, op: "delete", base: second, at: t0 + 20), SyncWire.change(id, at: t0 + 30, bark: "back"),
+            ])
+            #expect(later.compactMap { $0["status"] as? String } == ["applied", "applied"])
+            #expect(try await client.send(.get, "/api/v1/notes/\(id)").status == .ok)
+        }
+    }
+
     @Test("resending an identical change returns the same result and changes nothing")
     func idempotentResend() async throws {
         let env = try await TestEnvironment()
