@@ -9,10 +9,11 @@ extension PostgresStore: MaintenanceRepository {
         return PoolStatus(readsInFlight: reads, writesInFlight: writes, maxReaders: maxConnections, fileBytes: nil)
     }
 
-    /// The data's version, with the change log's head read from the database on every call: another
-    /// instance's writes move it, and an answer cached here must never outlive them.
+    /// The data's version, with the change log's head read from the database by a read that started after
+    /// this call: another instance's writes move it, and an answer cached here must never outlive them.
+    /// Concurrent calls share one read (`SharedRead`).
     public func dataVersion() async throws -> DataVersion {
-        let head = try await read { session in try await Self.changeLogHead(session) }
+        let head = try await headReads.value { try await self.read { session in try await Self.changeLogHead(session) } }
         return DataVersion(writes: activity.writeCount, changeLogHead: head)
     }
 

@@ -28,6 +28,8 @@ public final class PostgresStore: Sendable {
     /// the database cannot be reached. Without it a request would wait as long as the outage lasts.
     let leaseTimeout: Duration
     private let closed = Atomic<Bool>(false)
+    /// The change log's head, read once for all the requests waiting for it.
+    let headReads = SharedRead<Int64>()
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/database?sslmode=…`), creates
     /// or migrates the schema, and adds the standard sources and (when `seedStarterData` and the database has
