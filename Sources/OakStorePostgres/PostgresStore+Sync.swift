@@ -36,7 +36,7 @@ extension PostgresStore: SyncRepository {
         let now = self.now
         return try await write { session in
             // Each statement is a round trip: what every change of the batch needs is read in three queries.
-            var batch = try await PushBatch(session, changes)
+            var batch = try await Self.pushBatch(session, changes)
             var json = JSONOutput(capacity: changes.count * 1024)
             json.raw(#"{"results":["#)
             for (index, change) in changes.enumerated() {
@@ -44,7 +44,7 @@ extension PostgresStore: SyncRepository {
                 json.raw(try await Self.applyOnce(session, change, now: now, batch: &batch))
             }
             json.raw("]}")
-            try await batch.saveReceipts(session)
+            try await Self.saveReceipts(session, batch)
             return ByteBuffer(bytes: json.bytes)
         }
     }
@@ -126,7 +126,14 @@ extension PostgresStore: SyncRepository {
     static func applyOnce(_ session: PostgresSession, _ change: PushChange, now: Date, batch: inout PushBatch) async throws -> Data {
         let digest = PushReceipts.digest(of: change)
         if let stored = batch.receipts[digest] { return Data(stored.utf8) }
-        let (current, tombstone) = try await batch.state(of: change.id, session)
+        let current: Note?
+        let tombstone: NoteTombstone?
+        if let known = batch.state(of: change.id) {
+            (current, tombstone) = known
+        } else {
+            current = try await fetchNote(session, change.id)
+            tombstone = current == nil ? try await fetchTombstone(session, change.id) : nil
+        }
         let encoded: Data
         if let result = try await decide(session, change, current: current, tombstone: tombstone, now: now) {
             encoded = try WireJSON.encoder.encode(result)
@@ -141,9 +148,30 @@ extension PostgresStore: SyncRepository {
             try json.appliedPushResult(id: change.id, PostgresColumns(row))
             encoded = Data(json.bytes)
         }
-        batch.changed(change.id)
-        batch.record(String(decoding: encoded, as: UTF8.self), for: digest)
+        batch.record(String(decoding: encoded, as: UTF8.self), for: change, digest: digest)
         return encoded
+    }
+
+    /// Reads what a push batch's changes need, in three queries (see `PushBatch`).
+    static func pushBatch(_ session: PostgresSession, _ changes: [PushChange]) async throws -> PushBatch {
+        let elements = "SELECT jsonb_array_elements_text($1::jsonb)"
+        var batch = PushBatch()
+        for row in try await session.rows(PushBatch.receiptsQuery(elements: elements), [.text(PushBatch.digests(of: changes))]) {
+            batch.addReceipt(row)
+        }
+        let ids = StoredValue.text(PushBatch.ids(of: changes))
+        for row in try await session.rows("\(StoreSQL.noteSelect) WHERE ss.uuid IN (\(elements))", [ids]) { batch.addNote(Note(row: row)) }
+        for row in try await session.rows(PushBatch.tombstonesQuery(elements: elements), [ids]) { batch.addTombstone(row) }
+        return batch
+    }
+
+    /// Writes a batch's receipts in one statement, stamped by the database's clock as tombstones are (compaction
+    /// removes both by one horizon).
+    static func saveReceipts(_ session: PostgresSession, _ batch: PushBatch) async throws {
+        guard !batch.newReceipts.isEmpty else { return }
+        try await session.execute(
+            "INSERT INTO sync_receipts(digest, result, created_at) SELECT value->>0, value->>1, \(PostgresSchema.now) FROM jsonb_array_elements($1::jsonb)",
+            [.text(ColumnCoding.json(batch.newReceipts))])
     }
 
     /// Carries out the shared push rule (`PushPlan`) for one change, given the note as stored (`current`) or
@@ -194,68 +222,5 @@ extension PostgresStore: SyncRepository {
                 [.text(id.uuidString.lowercased())])
         else { return nil }
         return NoteTombstone(version: row.integer("seq") ?? 0, deletedAt: ColumnCoding.date(row.text("deleted_at")))
-    }
-}
-
-/// What a push batch reads once for all its changes instead of once per change: the receipts of changes seen
-/// before, and the stored notes and tombstones of the ids it names. A note a change of the batch wrote is read
-/// again when a later change names it. Receipts of the batch are written together at its end.
-struct PushBatch {
-    private(set) var receipts: [String: String] = [:]
-    private var notes: [UUID: Note] = [:]
-    private var tombstones: [UUID: NoteTombstone] = [:]
-    private var written: Set<UUID> = []
-    private var newReceipts: [[String]] = []
-
-    init(_ session: PostgresSession, _ changes: [PushChange]) async throws {
-        let digests = ColumnCoding.json(changes.map { PushReceipts.digest(of: $0) })
-        for row in try await session.rows(
-            "SELECT digest, result FROM sync_receipts WHERE digest IN (SELECT jsonb_array_elements_text($1::jsonb))", [.text(digests)])
-        {
-            if let digest = row.text("digest"), let result = row.text("result") { receipts[digest] = result }
-        }
-        let ids = StoredValue.text(ColumnCoding.json(Set(changes.map { $0.id.uuidString.lowercased() }).sorted()))
-        for row in try await session.rows("\(StoreSQL.noteSelect) WHERE ss.uuid IN (SELECT jsonb_array_elements_text($1::jsonb))", [ids]) {
-            let note = Note(row: row)
-            notes[note.id] = note
-        }
-        for row in try await session.rows(
-            """
-            SELECT entity_key, seq, COALESCE(deleted_at, changed_at) AS deleted_at FROM change_log
-            WHERE entity = 'notes' AND op = 'delete' AND entity_key IN (SELECT jsonb_array_elements_text($1::jsonb))
-            """, [ids])
-        {
-            guard let key = row.text("entity_key"), let id = UUID(uuidString: key) else { continue }
-            tombstones[id] = NoteTombstone(version: row.integer("seq") ?? 0, deletedAt: ColumnCoding.date(row.text("deleted_at")))
-        }
-    }
-
-    /// The note as stored, or when there is none its tombstone.
-    func state(of id: UUID, _ session: PostgresSession) async throws -> (Note?, NoteTombstone?) {
-        guard written.contains(id) else { return (notes[id], notes[id] == nil ? tombstones[id] : nil) }
-        let current = try await PostgresStore.fetchNote(session, id)
-        return (current, current == nil ? try await PostgresStore.fetchTombstone(session, id) : nil)
-    }
-
-    /// Notes that a change of the batch may have written.
-    mutating func changed(_ id: UUID) {
-        written.insert(id)
-    }
-
-    /// Keeps the result of a change, to answer it again when it is re-sent (in this batch too).
-    mutating func record(_ result: String, for digest: String) {
-        receipts[digest] = result
-        newReceipts.append([digest, result])
-    }
-
-    /// Writes the batch's receipts, stamped by the database's clock as tombstones are (compaction removes both
-    /// by one horizon).
-    func saveReceipts(_ session: PostgresSession) async throws {
-        guard !newReceipts.isEmpty else { return }
-        try await session.execute(
-            """
-            INSERT INTO sync_receipts(digest, result, created_at)
-            SELECT value->>0, value->>1, \(PostgresSchema.now) FROM jsonb_array_elements($1::jsonb)
-            """, [.text(ColumnCoding.json(newReceipts))])
     }
 }

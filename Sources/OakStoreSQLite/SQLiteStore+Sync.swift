@@ -29,13 +29,16 @@ extension SQLiteStore: SyncRepository {
         }
         return try await write { db in
             let now = self.now
+            // What every change of the batch needs is read in three queries, not three per change.
+            var batch = try Self.pushBatch(db, changes)
             var json = JSONOutput(capacity: changes.count * 1024)
             json.raw(#"{"results":["#)
             for (index, change) in changes.enumerated() {
                 if index > 0 { json.raw(",") }
-                json.raw(try Self.applyOnce(db, change, now: now))
+                json.raw(try Self.applyOnce(db, change, now: now, batch: &batch))
             }
             json.raw("]}")
+            try Self.saveReceipts(db, batch)
             return ByteBuffer(bytes: json.bytes)
         }
     }
@@ -141,13 +144,19 @@ extension SQLiteStore: SyncRepository {
 
     /// Applies a change once and answers its result as JSON (`PushResult`): a change seen before (same
     /// digest) gets its recorded result and changes nothing.
-    static func applyOnce(_ db: Database, _ change: PushChange, now: Date) throws -> Data {
+    static func applyOnce(_ db: Database, _ change: PushChange, now: Date, batch: inout PushBatch) throws -> Data {
         let digest = PushReceipts.digest(of: change)
-        if let stored = try String.fetchOne(db, cachedSQL: "SELECT result FROM sync_receipts WHERE digest = ?", arguments: [digest]) {
-            return Data(stored.utf8)
+        if let stored = batch.receipts[digest] { return Data(stored.utf8) }
+        let current: Note?
+        let tombstone: NoteTombstone?
+        if let known = batch.state(of: change.id) {
+            (current, tombstone) = known
+        } else {
+            current = try fetchNote(db, change.id)
+            tombstone = current == nil ? try fetchTombstone(db, change.id) : nil
         }
         let encoded: Data
-        switch try decide(db, change, now: now) {
+        switch try decide(db, change, current: current, tombstone: tombstone, now: now) {
         case .answer(let result):
             encoded = try WireJSON.encoder.encode(result)
             // A rejection changed nothing: re-sending it is evaluated afresh (it may pass once its cause is fixed).
@@ -155,11 +164,35 @@ extension SQLiteStore: SyncRepository {
         case .stored(let id):
             encoded = try appliedResult(db, id)
         }
-        try db.execute(
-            // Stamped by the database's clock, as tombstones are, since compaction removes both by one horizon.
-            cachedSQL: "INSERT INTO sync_receipts(digest, result, created_at) VALUES (?, ?, \(Schema.now))",
-            arguments: [digest, String(decoding: encoded, as: UTF8.self)])
+        batch.record(String(decoding: encoded, as: UTF8.self), for: change, digest: digest)
         return encoded
+    }
+
+    /// Reads what a push batch's changes need, in three queries (see `PushBatch`).
+    static func pushBatch(_ db: Database, _ changes: [PushChange]) throws -> PushBatch {
+        let elements = "SELECT value FROM json_each(?)"
+        var batch = PushBatch()
+        for row in try Row.fetchAll(db, cachedSQL: PushBatch.receiptsQuery(elements: elements), arguments: [PushBatch.digests(of: changes)]) {
+            batch.addReceipt(row)
+        }
+        let ids = PushBatch.ids(of: changes)
+        for note in try db.fetchAll(cachedSQL: "\(StoreSQL.noteSelect) WHERE ss.uuid IN (\(elements))", arguments: [ids], Note.init(row:)) {
+            batch.addNote(note)
+        }
+        for row in try Row.fetchAll(db, cachedSQL: PushBatch.tombstonesQuery(elements: elements), arguments: [ids]) { batch.addTombstone(row) }
+        return batch
+    }
+
+    /// Writes a batch's receipts in one statement, stamped by the database's clock as tombstones are (compaction
+    /// removes both by one horizon).
+    static func saveReceipts(_ db: Database, _ batch: PushBatch) throws {
+        guard !batch.newReceipts.isEmpty else { return }
+        try db.execute(
+            cachedSQL: """
+                INSERT INTO sync_receipts(digest, result, created_at)
+                SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), \(Schema.now) FROM json_each(?)
+                """,
+            arguments: [ColumnCoding.json(batch.newReceipts)])
     }
 
     /// What a pushed change comes to: a result, or an upsert stored (answered with the note as stored).
@@ -180,10 +213,9 @@ extension SQLiteStore: SyncRepository {
         return Data(json.bytes)
     }
 
-    /// Carries out the shared push rule (`PushPlan`) for one change.
-    static func decide(_ db: Database, _ change: PushChange, now: Date) throws -> PushDecision {
-        let current = try fetchNote(db, change.id)
-        let tombstone = current == nil ? try fetchTombstone(db, change.id) : nil
+    /// Carries out the shared push rule (`PushPlan`) for one change, given the note as stored (`current`) or its
+    /// tombstone.
+    static func decide(_ db: Database, _ change: PushChange, current: Note?, tombstone: NoteTombstone?, now: Date) throws -> PushDecision {
         do {
             switch try PushPlan.plan(for: change, current: current, tombstone: tombstone, now: now, storedName: { try storedName(db, $0) }) {
             case .answer(let result):
