@@ -41,7 +41,7 @@ extension PostgresStore: SyncRepository {
             json.raw(#"{"results":["#)
             for (index, change) in changes.enumerated() {
                 if index > 0 { json.raw(",") }
-                json.raw(try await Self.applyOnce(session, change, now: now, batch: &batch))
+                json.raw(try await Self.applyOnce(session, change, digest: batch.digests[index], now: now, batch: &batch))
             }
             json.raw("]}")
             try await Self.saveReceipts(session, batch)
@@ -122,9 +122,8 @@ extension PostgresStore: SyncRepository {
     // MARK: Push
 
     /// Applies a change once and answers its result as JSON (`PushResult`): a change seen before (same
-    /// digest) gets its recorded result and changes nothing.
-    static func applyOnce(_ session: PostgresSession, _ change: PushChange, now: Date, batch: inout PushBatch) async throws -> Data {
-        let digest = PushReceipts.digest(of: change)
+    /// `digest`, its receipt digest) gets its recorded result and changes nothing.
+    static func applyOnce(_ session: PostgresSession, _ change: PushChange, digest: String, now: Date, batch: inout PushBatch) async throws -> Data {
         if let stored = batch.receipts[digest] { return Data(stored.utf8) }
         let current: Note?
         let tombstone: NoteTombstone?
@@ -155,8 +154,8 @@ extension PostgresStore: SyncRepository {
     /// Reads what a push batch's changes need, in three queries (see `PushBatch`).
     static func pushBatch(_ session: PostgresSession, _ changes: [PushChange]) async throws -> PushBatch {
         let elements = "SELECT jsonb_array_elements_text($1::jsonb)"
-        var batch = PushBatch()
-        for row in try await session.rows(PushBatch.receiptsQuery(elements: elements), [.text(PushBatch.digests(of: changes))]) {
+        var batch = PushBatch(changes)
+        for row in try await session.rows(PushBatch.receiptsQuery(elements: elements), [.text(batch.digestsJSON)]) {
             batch.addReceipt(row)
         }
         let ids = StoredValue.text(PushBatch.ids(of: changes))

@@ -35,7 +35,7 @@ extension SQLiteStore: SyncRepository {
             json.raw(#"{"results":["#)
             for (index, change) in changes.enumerated() {
                 if index > 0 { json.raw(",") }
-                json.raw(try Self.applyOnce(db, change, now: now, batch: &batch))
+                json.raw(try Self.applyOnce(db, change, digest: batch.digests[index], now: now, batch: &batch))
             }
             json.raw("]}")
             try Self.saveReceipts(db, batch)
@@ -143,9 +143,8 @@ extension SQLiteStore: SyncRepository {
     // MARK: Push
 
     /// Applies a change once and answers its result as JSON (`PushResult`): a change seen before (same
-    /// digest) gets its recorded result and changes nothing.
-    static func applyOnce(_ db: Database, _ change: PushChange, now: Date, batch: inout PushBatch) throws -> Data {
-        let digest = PushReceipts.digest(of: change)
+    /// `digest`, its receipt digest) gets its recorded result and changes nothing.
+    static func applyOnce(_ db: Database, _ change: PushChange, digest: String, now: Date, batch: inout PushBatch) throws -> Data {
         if let stored = batch.receipts[digest] { return Data(stored.utf8) }
         let current: Note?
         let tombstone: NoteTombstone?
@@ -171,8 +170,8 @@ extension SQLiteStore: SyncRepository {
     /// Reads what a push batch's changes need, in three queries (see `PushBatch`).
     static func pushBatch(_ db: Database, _ changes: [PushChange]) throws -> PushBatch {
         let elements = "SELECT value FROM json_each(?)"
-        var batch = PushBatch()
-        for row in try Row.fetchAll(db, cachedSQL: PushBatch.receiptsQuery(elements: elements), arguments: [PushBatch.digests(of: changes)]) {
+        var batch = PushBatch(changes)
+        for row in try Row.fetchAll(db, cachedSQL: PushBatch.receiptsQuery(elements: elements), arguments: [batch.digestsJSON]) {
             batch.addReceipt(row)
         }
         let ids = PushBatch.ids(of: changes)

@@ -7,6 +7,8 @@ import OakModels
 /// receipts are kept for changes repeated in it and written together at its end. Each backend fills it with
 /// its queries (`receiptsQuery`, `tombstonesQuery`, its note select) and carries out the changes.
 package struct PushBatch: Sendable {
+    /// The receipt digest of each change of the batch, in order: computed once, for the query and the changes.
+    package let digests: [String]
     package private(set) var receipts: [String: String] = [:]
     private var notes: [UUID: Note] = [:]
     private var tombstones: [UUID: NoteTombstone] = [:]
@@ -14,11 +16,13 @@ package struct PushBatch: Sendable {
     /// The receipts recorded by this batch, as `[digest, result]` pairs.
     package private(set) var newReceipts: [[String]] = []
 
-    package init() {}
+    package init(_ changes: [PushChange]) {
+        digests = changes.map { PushReceipts.digest(of: $0) }
+    }
 
-    /// The digests of the batch's changes, as a JSON array (the parameter of `receiptsQuery`).
-    package static func digests(of changes: [PushChange]) -> String {
-        ColumnCoding.json(changes.map { PushReceipts.digest(of: $0) })
+    /// The digests as a JSON array (the parameter of `receiptsQuery`).
+    package var digestsJSON: String {
+        ColumnCoding.json(digests)
     }
 
     /// The ids the batch names, lowercased, as a JSON array (the parameter of the note and tombstone queries).
