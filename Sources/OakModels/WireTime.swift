@@ -15,12 +15,18 @@ public enum WireTime {
 
     /// `2025-01-10T14:20:00.123Z`, as the database stores (millisecond precision for last-write-wins).
     public static func formatPrecise(_ date: Date) -> String {
+        var bytes: [UInt8] = []
+        appendPrecise(date, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `formatPrecise(date)`'s UTF-8 to `bytes` (for writers that build bytes, like log lines).
+    public static func appendPrecise(_ date: Date, to bytes: inout [UInt8]) {
         let (seconds, milliseconds) = split(date)
-        var bytes = civilBytes(seconds)
+        bytes.append(contentsOf: civilBytes(seconds))
         bytes.append(UInt8(ascii: "."))
         appendDigits(milliseconds, width: 3, to: &bytes)
         bytes.append(UInt8(ascii: "Z"))
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `2025-01-10 14:20:00.123` (UTC, milliseconds): the layout of SQLite's date functions, in which GRDB

@@ -89,6 +89,29 @@ struct SlowClientTests {
         #expect(try await status("\(server.url)/api/v1/species/alba") == 200)
     }
 
+    @Test(
+        "slow clients: a kept-alive connection serves quick requests past the timeout's length, and a slow request after them gets 408 a whole timeout after its start, not at an earlier request's deadline"
+    )
+    func slowAfterQuickRequests() async throws {
+        let (home, path) = try await starterDatabase()
+        let server = try await ServerProcess(database: path, home: home, extraArguments: ["--request-timeout", "1"])
+        defer { server.stop() }
+        let connection = try RawConnection(port: server.port)
+        for _ in 0..<3 {
+            connection.send("GET /api/v1/species/alba HTTP/1.1\r\nHost: oak\r\n\r\n")
+            let answer = try #require(connection.firstBytes(timeout: .seconds(5)), "no answer to a quick request")
+            #expect(answer.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            try await Task.sleep(for: .milliseconds(600))
+        }
+        // The last quick request's deadline falls 0.4 s into this one, which must still get its whole second.
+        connection.send("GET /api/v1/species HTTP/1.1\r\nHost: oak\r\n")
+        let started = ContinuousClock.now
+        let answer = try #require(connection.readUntilClosed(timeout: .seconds(10)), "the server kept a slow connection open")
+        let waited = ContinuousClock.now - started
+        #expect(answer.hasPrefix("HTTP/1.1 408 Request Timeout\r\n"))
+        #expect(waited >= .milliseconds(900) && waited < .seconds(4), "408 after \(waited)")
+    }
+
     @Test("slow clients: a body sent a byte at a time gets 408 and a closed connection, and nothing is written")
     func slowBody() async throws {
         let (home, path) = try await starterDatabase()

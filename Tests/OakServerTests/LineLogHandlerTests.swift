@@ -21,6 +21,27 @@ struct LineLogHandlerTests {
         #expect(time.hasSuffix("Z") && time.contains("T"))
         #expect(line.dropFirst(25) == #"info oak.test: request error="no such \"thing\"" path=/api/v1/species/alba request_id=abc-1 status=404"#)
     }
+
+    @Test("the per-request line written from fields reads exactly as the same line logged with metadata")
+    func fieldsLineEqualsMetadataLine() throws {
+        let pipe = Pipe()
+        var handler = LineLogHandler(label: "oak.test", output: pipe.fileHandleForWriting.fileDescriptor)
+        handler[metadataKey: "request_id"] = "abc-1"
+        handler[metadataKey: "status"] = "overridden by the line's own"
+        let fields: [(key: String, value: Logger.MetadataValue)] = [
+            ("client", "127.0.0.1"), ("duration_ms", "0.25"), ("method", "GET"), ("path", "/api/v1/search"), ("status", "200"),
+        ]
+        handler.log(level: .info, "request", fields: fields)
+        Logger(label: "oak.test") { _ in handler }.info("request", metadata: Logger.Metadata(uniqueKeysWithValues: fields))
+        handler.log(level: .debug, "below the level", fields: fields)
+        try pipe.fileHandleForWriting.close()
+        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(
+            lines.map { $0.dropFirst(25) }.allSatisfy {
+                $0 == "info oak.test: request client=127.0.0.1 duration_ms=0.25 method=GET path=/api/v1/search request_id=abc-1 status=200"
+            })
+    }
 }
 
 @Suite("Request ids")

@@ -24,9 +24,14 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private let logger: Logger
     /// Whether a request's bytes have started arriving and its end has not.
     private var inProgress = false
+    /// When the request in progress must have arrived.
+    private var due = NIODeadline.distantFuture
     /// Whether the response to the request in progress has started (then a 408 cannot be written).
     private var responding = false
-    private var deadline: Scheduled<Void>?
+    /// The connection's one check, armed while a request is in progress. It is not cancelled when the request
+    /// ends in time (a quick request then costs no timer of its own): when it fires it looks again, and arms
+    /// itself for the request in progress then, if any.
+    private var check: Scheduled<Void>?
 
     init(timeout: TimeAmount, logger: Logger) {
         self.timeout = timeout
@@ -38,7 +43,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        deadline?.cancel()
+        check?.cancel()
     }
 
     /// The first bytes of a request arrived (called by the front handler, on the channel's event loop).
@@ -46,19 +51,28 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         guard !inProgress else { return }
         inProgress = true
         responding = false
-        let channel = context.channel
-        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        deadline = context.eventLoop.scheduleTask(in: timeout) {
-            handler.value.expire(channel)
+        due = .now() + timeout
+        if check == nil { arm(at: due, context.channel, context.eventLoop) }
+    }
+
+    private func arm(at deadline: NIODeadline, _ channel: any Channel, _ eventLoop: any EventLoop) {
+        let handler = NIOLoopBound(self, eventLoop: eventLoop)
+        check = eventLoop.scheduleTask(deadline: deadline) {
+            handler.value.checkDeadline(channel, eventLoop)
         }
     }
 
+    /// The check fired: the request in progress is late, or it is not yet due (the check waits for it), or
+    /// no request is in progress (the check stops until the next one).
+    private func checkDeadline(_ channel: any Channel, _ eventLoop: any EventLoop) {
+        check = nil
+        guard inProgress else { return }
+        if due > .now() { return arm(at: due, channel, eventLoop) }
+        expire(channel)
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .end = unwrapInboundIn(data) {
-            inProgress = false
-            deadline?.cancel()
-            deadline = nil
-        }
+        if case .end = unwrapInboundIn(data) { inProgress = false }
         context.fireChannelRead(data)
     }
 
@@ -68,13 +82,13 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        deadline?.cancel()
+        check?.cancel()
         context.fireChannelInactive()
     }
 
     /// The request is late: a 408 with the error envelope (unless a response has started), then the connection closes.
     private func expire(_ channel: any Channel) {
-        guard inProgress, channel.isActive else { return }
+        guard channel.isActive else { return }
         logger.notice(
             "Request did not arrive in time; answering 408 and closing the connection",
             metadata: ["remote": "\(channel.remoteAddress?.description ?? "?")", "timeout_s": "\(timeout.nanoseconds / 1_000_000_000)"])

@@ -30,13 +30,18 @@ struct RequestLogMiddleware: RouterMiddleware {
         let duration = ContinuousClock.now - start
         let route = context.endpointPath ?? "NotFound"
         metrics.record(method: request.method.rawValue, route: route, status: response.status.code, duration: duration)
-        context.logger.info(
-            "request",
-            metadata: [
-                "method": .string(request.method.rawValue), "path": .string(request.uri.path), "client": .string(context.clientIP),
-                "status": .stringConvertible(response.status.code),
-                "duration_ms": .string(Self.milliseconds(duration)),
-            ])
+        if context.logger.logLevel <= .info {
+            let fields: [(key: String, value: Logger.MetadataValue)] = [
+                ("client", .string(context.clientIP)), ("duration_ms", .string(Self.milliseconds(duration))),
+                ("method", .string(request.method.rawValue)), ("path", .string(request.uri.path)),
+                ("status", .string(String(response.status.code))),
+            ]
+            if let lines = context.logger.handler as? LineLogHandler {
+                lines.log(level: .info, "request", fields: fields)
+            } else {
+                context.logger.info("request", metadata: Logger.Metadata(uniqueKeysWithValues: fields))
+            }
+        }
         return response
     }
 
