@@ -6,97 +6,160 @@ import OakStore
 extension SQLiteStore {
     public func searchSpecies(query: String, limit: Int) async throws -> [Species] {
         let search = try SearchText(query)
-        return try read { db in try matchingSpecies(db, search, limit: limit) }
+        let names = try await withSearchIndex { $0.species.search(search.rule, limit: limit) }
+        guard !names.isEmpty else { return [] }
+        return try read { db in try Self.species(db, named: names) }
     }
 
     /// Fills the index from a read on a thread of its own: neither a cooperative thread is held while it
     /// loads, nor is a reader held until a cooperative thread is free to release it (which a caller closing
     /// the store at the same time would wait for).
     public func prepareSearch() async throws {
+        let version = try await dataVersion()
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             DispatchQueue.global(qos: .utility).async {
-                continuation.resume(with: Result { try self.read { db in try self.searchIndex.withCurrent(db) { _ in } } })
+                continuation.resume(with: Result { try self.read { db in try self.searchIndex.withCurrent(db, at: version) { _ in } } })
             }
         }
     }
 
+    /// Species by the species rule, taxa and sources whose names contain the text. The matching runs in
+    /// memory; the database is read only for the rows found, so a search that finds nothing reads nothing.
     public func search(query: String, limit: Int) async throws -> CatalogSearchResult {
         let search = try SearchText(query)
+        let found = try await withSearchIndex { contents in
+            (
+                species: contents.species.search(search.rule, limit: limit),
+                taxa: search.ranked(contents.taxa, limit: limit) { $0.level.utf8.lexicographicallyPrecedes($1.level.utf8) }.map(\.key),
+                sources: search.ranked(contents.sources, limit: limit) { $0.id < $1.id }.map(\.id)
+            )
+        }
+        guard !found.species.isEmpty || !found.taxa.isEmpty || !found.sources.isEmpty else {
+            return CatalogSearchResult(query: query, species: [], taxa: [], sources: [])
+        }
         return try read { db in
-            let species = try matchingSpecies(db, search, limit: limit)
             let taxa = try db.fetchAll(
-                cachedSQL: """
-                    SELECT \(StoreSQL.taxonColumns) FROM taxa t WHERE \(SearchText.contains("name"))
-                    ORDER BY \(SearchText.rank("name")), name, level LIMIT ?2
-                    """,
-                arguments: search.arguments(limit: limit), Taxon.init(row:)
+                cachedSQL: "SELECT \(StoreSQL.taxonColumns) FROM taxa t WHERE t.level || '/' || t.name IN (SELECT value FROM json_each(?))",
+                arguments: [ColumnCoding.json(found.taxa)], Taxon.init(row:)
             ).compactMap { $0 }
             let sources = try db.fetchAll(
-                cachedSQL: """
-                    SELECT \(StoreSQL.sourceColumns) FROM sources s WHERE \(SearchText.contains("name"))
-                    ORDER BY \(SearchText.rank("name")), name, id LIMIT ?2
-                    """,
-                arguments: search.arguments(limit: limit), Source.init(row:))
+                cachedSQL: "SELECT \(StoreSQL.sourceColumns) FROM sources s WHERE s.id IN (SELECT value FROM json_each(?))",
+                arguments: [ColumnCoding.json(found.sources)], Source.init(row:))
             return CatalogSearchResult(
-                query: query, species: species, taxa: taxa, sources: sources)
+                query: query, species: try Self.species(db, named: found.species),
+                taxa: Self.inOrder(taxa, of: found.taxa) { "\($0.level.rawValue)/\($0.name)" },
+                sources: Self.inOrder(sources, of: found.sources, \.id))
         }
     }
 
-    /// Species whose name, synonyms or local names contain the text, or whose words start with its words,
-    /// ranked by the shared rule (`SpeciesSearch`) over the in-memory index, which first catches up with the
-    /// change log in this read's snapshot.
-    func matchingSpecies(_ db: Database, _ search: SearchText, limit: Int) throws -> [Species] {
-        let names = try searchIndex.withCurrent(db) { $0.search(search.rule, limit: limit) }
+    /// Runs `body` on the search index as the data is now: without a database read when nothing was written
+    /// since the index was last brought forward (`dataVersion`, which the response cache follows too),
+    /// else after a read that brings it forward.
+    func withSearchIndex<T>(_ body: (SearchIndexBox.Contents) throws -> T) async throws -> T {
+        let version = try await dataVersion()
+        if let value = try searchIndex.ifCurrent(at: version, body) { return value }
+        return try read { db in try searchIndex.withCurrent(db, at: version, body) }
+    }
+
+    /// The species with the given names, in that order (names of species gone meanwhile are left out).
+    static func species(_ db: Database, named names: [String]) throws -> [Species] {
         guard !names.isEmpty else { return [] }
         let species = try db.fetchAll(
             cachedSQL: "SELECT * FROM oak_entries WHERE scientific_name IN (SELECT value FROM json_each(?))",
             arguments: [ColumnCoding.json(names)], Species.init(row:))
-        let order = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
-        return species.sorted { order[$0.scientificName, default: .max] < order[$1.scientificName, default: .max] }
+        return inOrder(species, of: names, \.scientificName)
+    }
+
+    /// Rows read by key, put in the order of `keys`.
+    private static func inOrder<Row, Key: Hashable>(_ rows: [Row], of keys: [Key], _ key: (Row) -> Key) -> [Row] {
+        let order = Dictionary(keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        return rows.sorted { order[key($0), default: .max] < order[key($1), default: .max] }
     }
 }
 
 /// The store's search index and the lock around it.
 final class SearchIndexBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var index = SpeciesSearchIndex()
+    /// What a search looks through.
+    struct Contents {
+        var species = SpeciesSearchIndex()
+        /// Every taxon's and source's name with its key: what their search matches, in no order.
+        var taxa: [TaxonName] = []
+        var sources: [SourceName] = []
+    }
 
-    /// Runs `body` on the index once it reflects the database as `db` sees it: filled on first use, then
-    /// brought forward by the species and source rows the change log names since. Everything is read again
-    /// when the log was compacted past the index, names more than `DataChanges.feedLimit` changes, or
-    /// went backwards (another file put in place).
-    func withCurrent<T>(_ db: Database, _ body: (SpeciesSearchIndex) throws -> T) throws -> T {
+    struct TaxonName: SearchableName {
+        let name: String
+        let level: String
+        let foldedName: [UInt8]
+        /// The taxon's change-log key, `level/name`.
+        var key: String { "\(level)/\(name)" }
+    }
+
+    struct SourceName: SearchableName {
+        let name: String
+        let id: Int
+        let foldedName: [UInt8]
+    }
+
+    private let lock = NSLock()
+    private var contents = Contents()
+    /// The store's data version when the contents were last brought forward; they hold every write it counts.
+    private var version: DataVersion?
+
+    /// `body` over the contents when they were brought forward at `version` already (no write since), else nil.
+    func ifCurrent<T>(at version: DataVersion, _ body: (Contents) throws -> T) rethrows -> T? {
+        try lock.withLock { self.version == version ? try body(contents) : nil }
+    }
+
+    /// Runs `body` on the contents once they reflect the database as `db` sees it: filled on first use, then
+    /// brought forward by the rows the change log names since. Everything is read again when the log was
+    /// compacted past the index, names more than `DataChanges.feedLimit` changes, or went backwards (another
+    /// file put in place). `version` is the store's data version read before `db`'s read began.
+    func withCurrent<T>(_ db: Database, at version: DataVersion, _ body: (Contents) throws -> T) throws -> T {
         try lock.withLock {
             let head = try SQLiteStore.changeLogVersion(db)
-            if index.head != head { try catchUp(db, to: head) }
-            return try body(index)
+            if contents.species.head != head { try catchUp(db, to: head) }
+            self.version = version
+            return try body(contents)
         }
     }
 
     /// Applies the changes after the index's position: the species named, and the species that rows named
-    /// belong to now or belonged to before, get their documents set again from the database.
+    /// belong to now or belonged to before, get their documents set again from the database; taxa and
+    /// sources, small tables, are read again whole when any of them changed.
     private func catchUp(_ db: Database, to head: Int64) throws {
-        guard let from = index.head, from < head, from >= (try SQLiteStore.compactedThrough(db)) else { return try reload(db, head: head) }
+        guard let from = contents.species.head, from < head, from >= (try SQLiteStore.compactedThrough(db)) else {
+            return try reload(db, head: head)
+        }
         let changed = try Row.fetchAll(
             db,
-            cachedSQL: "SELECT entity, entity_key FROM change_log WHERE seq > ? AND entity IN ('species', 'notes') ORDER BY seq LIMIT ?",
+            cachedSQL: "SELECT entity, entity_key FROM change_log WHERE seq > ? AND entity IN ('species', 'notes', 'taxa', 'sources') ORDER BY seq LIMIT ?",
             arguments: [from, DataChanges.feedLimit + 1])
         guard changed.count <= DataChanges.feedLimit else { return try reload(db, head: head) }
         var due = Set<String>()
+        var (taxaChanged, sourcesChanged) = (false, false)
         for row in changed {
             let key: String = row["entity_key"]
-            if row["entity"] == "species" {
+            switch row["entity"] as String {
+            case "species":
                 due.insert(key)
-            } else if let id = UUID(uuidString: key) {
+            case "notes":
+                guard let id = UUID(uuidString: key) else { continue }
                 let species = try String.fetchOne(
                     db, cachedSQL: "SELECT scientific_name FROM species_sources WHERE uuid = ? AND \(StoreSQL.hasNames("local_names"))",
                     arguments: [key])
-                if let previous = index.setRow(id, species: species) { due.insert(previous) }
+                if let previous = contents.species.setRow(id, species: species) { due.insert(previous) }
                 if let species { due.insert(species) }
+            case "taxa":
+                taxaChanged = true
+            default:
+                sourcesChanged = true
             }
         }
-        for name in due { index.setSpecies(name, try Self.names(db, of: name)) }
-        index.finish(at: head)
+        if taxaChanged { contents.taxa = try Self.taxonNames(db) }
+        if sourcesChanged { contents.sources = try Self.sourceNames(db) }
+        for name in due { contents.species.setSpecies(name, try Self.names(db, of: name)) }
+        contents.species.finish(at: head)
     }
 
     /// A species' synonyms and the local names of its source rows, or nil when there is no such species.
@@ -125,22 +188,16 @@ final class SearchIndexBox: @unchecked Sendable {
             if let id = row.id { speciesOfRow[id] = row.species }
             species[row.species]?.localNames += row.localNames
         }
-        index.load(species: species, speciesOfRow: speciesOfRow, head: head)
-    }
-}
-
-extension SearchText {
-    /// The arguments of the taxon and source queries: ?1 the text, ?2 the limit.
-    func arguments(limit: Int) -> StatementArguments {
-        [text, limit]
+        contents.species.load(species: species, speciesOfRow: speciesOfRow, head: head)
+        contents.taxa = try Self.taxonNames(db)
+        contents.sources = try Self.sourceNames(db)
     }
 
-    /// SQL: whether a name column contains the text, ignoring ASCII case (as SQLite's `LIKE` does). Not
-    /// `LIKE` with a bound pattern: SQLite prepares such a statement again for every new pattern.
-    static func contains(_ column: String) -> String { "instr(lower(\(column)), lower(?1)) > 0" }
+    private static func taxonNames(_ db: Database) throws -> [TaxonName] {
+        try db.fetchAll(cachedSQL: "SELECT name, level FROM taxa") { TaxonName(name: $0[0], level: $0[1], foldedName: SearchText.folded($0[0])) }
+    }
 
-    /// An SQL ranking of a name column: 0 exact, 1 starts with the text, 2 contains it (ignoring ASCII case).
-    static func rank(_ column: String) -> String {
-        "CASE WHEN \(column) = ?1 COLLATE NOCASE THEN 0 WHEN instr(lower(\(column)), lower(?1)) = 1 THEN 1 ELSE 2 END"
+    private static func sourceNames(_ db: Database) throws -> [SourceName] {
+        try db.fetchAll(cachedSQL: "SELECT name, id FROM sources") { SourceName(name: $0[0], id: $0[1], foldedName: SearchText.folded($0[0])) }
     }
 }
