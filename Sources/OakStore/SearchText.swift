@@ -41,7 +41,7 @@ package struct SearchText {
             let (firstName, secondName) = (first.item.name.utf8, second.item.name.utf8)
             if !firstName.elementsEqual(secondName) { return firstName.lexicographicallyPrecedes(secondName) }
             return tieBreak(first.item, second.item)
-        }.prefix(limit).map(\.item)
+        }.prefix(limit).map { $0.item }
     }
 
     /// A text with ASCII letters lowercased, as SQLite's `lower` folds it.
