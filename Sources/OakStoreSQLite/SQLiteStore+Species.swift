@@ -80,7 +80,7 @@ extension SQLiteStore: SpeciesRepository {
         // A cached statement: this lookup is on the hot path of most species and note routes.
         guard
             let species = try db.fetchOne(
-                cachedSQL: "SELECT * FROM oak_entries WHERE scientific_name IN (?1, ?2) ORDER BY scientific_name = ?1 DESC LIMIT 1",
+                cachedSQL: speciesByNameThenAlternate,
                 arguments: [key, Species.alternateName(key)], Species.init(row:))
         else { throw OakError.notFound("Species", key) }
         return species
@@ -102,9 +102,18 @@ extension SQLiteStore: SpeciesRepository {
     static func existingName(_ db: Database, _ name: String) throws -> String? {
         let key = Species.normalizedName(name)
         return try String.fetchOne(
-            db, cachedSQL: "SELECT scientific_name FROM oak_entries WHERE scientific_name IN (?1, ?2) ORDER BY scientific_name = ?1 DESC LIMIT 1",
-            arguments: [key, Species.alternateName(key)])
+            db, cachedSQL: nameByNameThenAlternate, arguments: [key, Species.alternateName(key)])
     }
+
+    /// SQL of `columns` of the species named ?1, else of the one named ?2. Not `IN (?1, ?2) ORDER BY … LIMIT 1`:
+    /// SQLite runs that through two temporary b-trees (the list and the sort), opened and closed on each call,
+    /// which made this lookup a sixth of a pushed note's time.
+    private static func byNameThenAlternate(_ columns: String) -> String {
+        "SELECT \(columns) FROM oak_entries WHERE scientific_name = ?1 UNION ALL SELECT \(columns) FROM oak_entries WHERE scientific_name = ?2 LIMIT 1"
+    }
+
+    private static let speciesByNameThenAlternate = byNameThenAlternate("*")
+    private static let nameByNameThenAlternate = byNameThenAlternate("scientific_name")
 
     static func speciesExists(_ db: Database, _ name: String) throws -> Bool {
         try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM oak_entries WHERE scientific_name = ?)", arguments: [name]) ?? false
