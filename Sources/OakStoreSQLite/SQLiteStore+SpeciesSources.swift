@@ -96,11 +96,14 @@ extension SQLiteStore: SpeciesSourceRepository {
 
     /// Inserts a row whose species, source and uniqueness were checked; sets its row id.
     static func insertChecked(_ db: Database, _ record: inout SpeciesSource) throws {
-        var values = record.columnValues
-        values["id"] = nil
-        try db.insert(into: "species_sources", values)
+        try db.execute(cachedSQL: insertSpeciesSource, arguments: StatementArguments(record.columnList.map(\.databaseValue)))
         record.id = Int(db.lastInsertedRowID)
     }
+
+    private static let insertSpeciesSource = """
+        INSERT INTO species_sources (\(SpeciesSource.columnNames.map { "\"\($0)\"" }.joined(separator: ", ")))
+        VALUES (\(Array(repeating: "?", count: SpeciesSource.columnNames.count).joined(separator: ", ")))
+        """
 
     /// Writes every column of an existing row; the row keeps its id, uuid and creation time.
     static func saveSpeciesSource(_ db: Database, _ record: SpeciesSource) throws {

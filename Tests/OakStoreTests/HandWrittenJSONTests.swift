@@ -145,6 +145,18 @@ struct HandWrittenJSONTests {
 
 @Suite("Pull queries")
 struct PullQueryTests {
+    @Test("a note row's column list names every column of species_sources but its id and the original's legacy one, one value each")
+    func noteColumnList() throws {
+        let store = try temporaryStore("oak-columns")
+        let columns = try store.read { db in try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('species_sources')") }
+        // `bark_twigs_buds` is the original schema's column, kept for its files (and copied) but never written.
+        #expect(Set(SpeciesSource.columnNames) == Set(columns).subtracting(["id", "bark_twigs_buds"]))
+        #expect(SpeciesSource.columnNames.count == Set(SpeciesSource.columnNames).count)
+        let record = try SpeciesSource.newNote(id: UUID(), species: "alba", sourceId: 3, fields: NoteFields(), at: Date())
+        #expect(record.columnList.count == SpeciesSource.columnNames.count)
+        #expect(record.columnValues.count == SpeciesSource.columnNames.count)
+    }
+
     @Test("a pull page reads a range of the change log in its own order, without sorting the rest of it")
     func pageQueriesWalkTheSequence() async throws {
         let store = try temporaryStore("oak-plan")

@@ -121,15 +121,24 @@ extension SpeciesSource {
             createdAt: ColumnCoding.date(row.text("created_at")), updatedAt: ColumnCoding.date(row.text("updated_at")))
     }
 
+    /// The columns of `columnList`, in its order: every column but the row's number.
+    package static let columnNames = [
+        "uuid", "scientific_name", "source_id", "local_names", "range", "growth_habit", "leaves", "flowers", "fruits", "bark", "twigs",
+        "buds", "hardiness_habitat", "miscellaneous", "url", "is_preferred", "created_at", "updated_at",
+    ]
+
+    /// The values of `columnNames`, in order (a note's insert is a statement written once, with no dictionary).
+    package var columnList: [StoredValue] {
+        [
+            StoredValue(uuid.uuidString.lowercased()), StoredValue(scientificName), StoredValue(sourceId), StoredValue(list: localNames),
+            StoredValue(range), StoredValue(growthHabit), StoredValue(leaves), StoredValue(flowers), StoredValue(fruits),
+            StoredValue(bark), StoredValue(twigs), StoredValue(buds), StoredValue(hardinessHabitat), StoredValue(miscellaneous),
+            StoredValue(url), StoredValue(isPreferred), StoredValue(createdAt), StoredValue(updatedAt),
+        ]
+    }
+
     /// Every column but the row's number.
     package var columnValues: [String: StoredValue] {
-        [
-            "uuid": StoredValue(uuid.uuidString.lowercased()), "scientific_name": StoredValue(scientificName),
-            "source_id": StoredValue(sourceId), "local_names": StoredValue(list: localNames), "range": StoredValue(range),
-            "growth_habit": StoredValue(growthHabit), "leaves": StoredValue(leaves), "flowers": StoredValue(flowers),
-            "fruits": StoredValue(fruits), "bark": StoredValue(bark), "twigs": StoredValue(twigs), "buds": StoredValue(buds),
-            "hardiness_habitat": StoredValue(hardinessHabitat), "miscellaneous": StoredValue(miscellaneous), "url": StoredValue(url),
-            "is_preferred": StoredValue(isPreferred), "created_at": StoredValue(createdAt), "updated_at": StoredValue(updatedAt),
-        ]
+        Dictionary(uniqueKeysWithValues: zip(Self.columnNames, columnList))
     }
 }
