@@ -27,9 +27,12 @@ extension Database {
     /// Inserts a row from column values, through a prepared statement cached by the connection.
     package func insert(into table: String, _ values: [String: StoredValue]) throws {
         let columns = values.keys.sorted()
-        let sql =
-            "INSERT INTO \(table) (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-        try execute(cachedSQL: sql, arguments: StatementArguments(columns.map { values[$0]?.databaseValue ?? .null }))
+        try execute(cachedSQL: Self.insertSQL(into: table, columns), arguments: StatementArguments(columns.map { values[$0]?.databaseValue ?? .null }))
+    }
+
+    /// SQL inserting one row of the given columns, in their order, as `?` arguments.
+    package static func insertSQL(into table: String, _ columns: [String]) -> String {
+        "INSERT INTO \(table) (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
     }
 
     /// Updates the rows matching `condition` with column values.

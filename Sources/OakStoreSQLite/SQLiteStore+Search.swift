@@ -47,7 +47,7 @@ extension SQLiteStore {
                 arguments: [ColumnCoding.json(found.sources)], Source.init(row:))
             return CatalogSearchResult(
                 query: query, species: try Self.species(db, named: found.species),
-                taxa: Self.inOrder(taxa, of: found.taxa) { "\($0.level.rawValue)/\($0.name)" },
+                taxa: Self.inOrder(taxa, of: found.taxa, \.changeLogKey),
                 sources: Self.inOrder(sources, of: found.sources, \.id))
         }
     }
@@ -92,7 +92,7 @@ final class SearchIndexBox: @unchecked Sendable {
         let level: String
         let foldedName: [UInt8]
         /// The taxon's change-log key, `level/name`.
-        var key: String { "\(level)/\(name)" }
+        var key: String { Taxon.changeLogKey(level: level, name: name) }
     }
 
     struct SourceName: SearchableName {

@@ -100,10 +100,7 @@ extension SQLiteStore: SpeciesSourceRepository {
         record.id = Int(db.lastInsertedRowID)
     }
 
-    private static let insertSpeciesSource = """
-        INSERT INTO species_sources (\(SpeciesSource.columnNames.map { "\"\($0)\"" }.joined(separator: ", ")))
-        VALUES (\(Array(repeating: "?", count: SpeciesSource.columnNames.count).joined(separator: ", ")))
-        """
+    private static let insertSpeciesSource = Database.insertSQL(into: "species_sources", SpeciesSource.columnNames)
 
     /// Writes every column of an existing row; the row keeps its id, uuid and creation time.
     static func saveSpeciesSource(_ db: Database, _ record: SpeciesSource) throws {

@@ -52,12 +52,13 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
         inProgress = true
         responding = false
         due = .now() + timeout
-        if check == nil { arm(at: due, context.channel, context.eventLoop) }
+        if check == nil { arm(context.channel, context.eventLoop) }
     }
 
-    private func arm(at deadline: NIODeadline, _ channel: any Channel, _ eventLoop: any EventLoop) {
+    /// Schedules the check for the request in progress's deadline.
+    private func arm(_ channel: any Channel, _ eventLoop: any EventLoop) {
         let handler = NIOLoopBound(self, eventLoop: eventLoop)
-        check = eventLoop.scheduleTask(deadline: deadline) {
+        check = eventLoop.scheduleTask(deadline: due) {
             handler.value.checkDeadline(channel, eventLoop)
         }
     }
@@ -67,7 +68,7 @@ final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandle
     private func checkDeadline(_ channel: any Channel, _ eventLoop: any EventLoop) {
         check = nil
         guard inProgress else { return }
-        if due > .now() { return arm(at: due, channel, eventLoop) }
+        if due > .now() { return arm(channel, eventLoop) }
         expire(channel)
     }
 

@@ -54,7 +54,7 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         let rest = route.dropFirst("species/".count)
         let slash = rest.firstIndex(of: "/")
         let encoded = String(rest[..<(slash ?? rest.endIndex)])
-        let name = DataChanges.bareName(encoded.utf8.contains(UInt8(ascii: "%")) ? encoded.removingPercentEncoding ?? encoded : encoded)
+        let name = DataChanges.bareName(encoded.percentDecoded)
         return slash == nil ? .species(name) : .speciesFull(name)
     }
 

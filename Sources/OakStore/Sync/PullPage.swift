@@ -115,10 +115,17 @@ package enum SyncRecords {
             return ("species/\(species.scientificName)", try WireJSON.encoder.encode(species))
         case .taxa:
             guard let taxon = Taxon(row: row) else { return nil }
-            return ("taxa/\(taxon.level.rawValue)/\(taxon.name)", try WireJSON.encoder.encode(taxon))
+            return ("taxa/\(taxon.changeLogKey)", try WireJSON.encoder.encode(taxon))
         case .sources:
             let source = Source(row: row)
             return ("sources/\(source.id)", try WireJSON.encoder.encode(source))
         }
     }
+}
+
+extension Taxon {
+    /// A taxon's key in the change log, `level/name` (the triggers write it in SQL the same way).
+    package static func changeLogKey(level: String, name: String) -> String { "\(level)/\(name)" }
+
+    package var changeLogKey: String { Self.changeLogKey(level: level.rawValue, name: name) }
 }
