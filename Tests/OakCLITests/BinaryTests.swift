@@ -57,8 +57,10 @@ struct OakBinary {
 extension Process {
     private static let launchLock = NSLock()
 
-    /// Starts the process, one launch at a time across the test run: swift-corelibs-foundation's
-    /// `Process.run()` has crashed (SIGSEGV in a `memcpy`) when tests launched processes in parallel.
+    /// Starts the process, one launch at a time across the test run. This does not prevent the SIGSEGV in a
+    /// `memcpy` inside `Process.run()` that a test run sometimes hits: that is a bug of this toolchain's Foundation
+    /// (`findMaximumOpenFromProcSelfFD` copies a whole `d_name` past glibc's readdir buffer; fixed upstream by
+    /// swiftlang/swift-corelibs-foundation#5472, not in Swift 6.3.1), which no caller can avoid.
     func launchOneAtATime() throws {
         try Self.launchLock.withLock { try run() }
     }
