@@ -11,14 +11,14 @@ extension SQLiteStore: SyncRepository {
             let head = try Self.changeLogVersion(db)
             let window = try PullWindow(cursor: cursor, database: database, head: head, compactedThrough: try Self.compactedThrough(db))
             let position = window.position
-            let rows = try Row.fetchAll(
+            let rows = try PageRow.fetchAll(
                 db, sql: Self.pageQuery(entities: entities, snapshotStart: window.snapshotStart), arguments: [position.sequence, limit + 1])
             let hasMore = rows.count > limit
             let page = rows.prefix(limit)
             var json = JSONOutput(capacity: 64 * 1024 + page.count * 1024)
             json.beginPull()
-            try Self.writeChanges(db, page, after: position.sequence, through: page.last?[0] ?? position.sequence, into: &json)
-            json.endPull(cursor: window.next(hasMore: hasMore, lastSequence: page.last?[0]), hasMore: hasMore)
+            try Self.writeChanges(db, page, after: position.sequence, through: page.last?.sequence ?? position.sequence, into: &json)
+            json.endPull(cursor: window.next(hasMore: hasMore, lastSequence: page.last?.sequence), hasMore: hasMore)
             return ByteBuffer(bytes: json.bytes)
         }
     }
@@ -83,56 +83,75 @@ extension SQLiteStore: SyncRepository {
         return "SELECT seq, entity, entity_key, op FROM change_log WHERE seq > ? AND +entity IN (\(entityList)) \(tombstones) ORDER BY seq LIMIT ?"
     }
 
+    /// A row of a pull page (`pageQuery`'s columns).
+    struct PageRow {
+        let sequence: Int64
+        let entity: String
+        let key: String
+        let op: String
+
+        var isUpsert: Bool { op == SyncOperation.upsert.rawValue }
+
+        /// The rows of a page query, read from the statement's columns in place (a copied GRDB row, decoded
+        /// by column, cost a tenth of a page).
+        static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments) throws -> [PageRow] {
+            let statement = try db.makeStatement(sql: sql)
+            let cursor = try Row.fetchCursor(statement, arguments: arguments)
+            let columns = StatementColumns(statement)
+            var rows: [PageRow] = []
+            while try cursor.next() != nil {
+                rows.append(PageRow(sequence: columns.int(0), entity: columns.string(1) ?? "", key: columns.string(2) ?? "", op: columns.string(3) ?? ""))
+            }
+            return rows
+        }
+    }
+
     /// Writes a page of the change log as `SyncChange`s. Notes, most of any page, are written from the
     /// columns of one query over the page's range, read in step with the page; other records are encoded
     /// from their models. An upsert whose record is gone by now is left out (its delete follows later).
     static func writeChanges(
-        _ db: Database, _ page: some Collection<Row>, after start: Int64, through end: Int64, into json: inout JSONOutput
+        _ db: Database, _ page: some Collection<PageRow>, after start: Int64, through end: Int64, into json: inout JSONOutput
     ) throws {
-        // Columns by index (the page query's order: seq, entity, entity_key, op): a copied row's lookup by
-        // name lowercases and compares every column name, a tenth of a page's time.
-        let records = try encodedRecords(db, page.filter { $0[3] == "upsert" && $0[1] != SyncEntity.notes.rawValue })
+        let records = try encodedRecords(db, page.filter { $0.isUpsert && $0.entity != SyncEntity.notes.rawValue })
         let noteStatement = try db.cachedStatement(sql: PulledNoteColumn.query)
         let notes = try Row.fetchCursor(noteStatement, arguments: [start, end])
         let note = StatementColumns(noteStatement)
         var onNote = try notes.next() != nil
         var first = true
         for row in page {
-            let sequence: Int64 = row[0]
-            let entity: String = row[1]
-            let key: String = row[2]
-            let op: String = row[3]
-            let isUpsert = op == SyncOperation.upsert.rawValue
             var record: Data?
             var isNote = false
-            if isUpsert, entity == SyncEntity.notes.rawValue {
-                while onNote, note.int(PulledNoteColumn.seq.rawValue) < sequence { onNote = try notes.next() != nil }
-                isNote = onNote && note.int(PulledNoteColumn.seq.rawValue) == sequence
+            if row.isUpsert, row.entity == SyncEntity.notes.rawValue {
+                while onNote, note.int(PulledNoteColumn.seq.rawValue) < row.sequence { onNote = try notes.next() != nil }
+                isNote = onNote && note.int(PulledNoteColumn.seq.rawValue) == row.sequence
                 guard isNote else { continue }
-            } else if isUpsert {
-                record = records["\(entity)/\(key)"]
+            } else if row.isUpsert {
+                record = records["\(row.entity)/\(row.key)"]
                 guard record != nil else { continue }
             }
-            try json.pulledChange(first: first, entity: entity, key: key, op: op, version: sequence, note: isNote ? note : nil, record: record)
+            try json.pulledChange(
+                first: first, entity: row.entity, key: row.key, op: row.op, version: row.sequence, note: isNote ? note : nil, record: record)
             first = false
         }
         // `note` reads the statement the cursor steps; the cursor resets it when it goes.
         withExtendedLifetime(notes) {}
     }
 
-    /// The current records of upserted species, taxa and sources as JSON, keyed `entity/key`, from page rows
-    /// (`pageQuery`'s columns); one query per entity and 500 keys.
-    static func encodedRecords(_ db: Database, _ rows: some Collection<Row>) throws -> [String: Data] {
+    /// The current records of upserted species, taxa and sources as JSON, keyed `entity/key`, from page rows;
+    /// one query per entity and 500 keys. Each record is made while the statement is on its row, where GRDB
+    /// finds a column by name with one lookup.
+    static func encodedRecords(_ db: Database, _ rows: some Collection<PageRow>) throws -> [String: Data] {
         var keys: [SyncEntity: [String]] = [:]
         for row in rows {
-            if let entity = SyncEntity(rawValue: row[1]) { keys[entity, default: []].append(row[2]) }
+            if let entity = SyncEntity(rawValue: row.entity) { keys[entity, default: []].append(row.key) }
         }
         var records: [String: Data] = [:]
         for (entity, list) in keys {
             for chunk in stride(from: 0, to: list.count, by: 500).map({ Array(list[$0..<min($0 + 500, list.count)]) }) {
                 let placeholders = "(\(Array(repeating: "?", count: chunk.count).joined(separator: ",")))"
                 guard let sql = SyncRecords.query(entity, keysIn: placeholders) else { continue }
-                for row in try Row.fetchAll(db, sql: sql, arguments: StatementArguments(chunk)) {
+                let cursor = try Row.fetchCursor(db.makeStatement(sql: sql), arguments: StatementArguments(chunk))
+                while let row = try cursor.next() {
                     if let record = try SyncRecords.encoded(entity, row) { records[record.key] = record.json }
                 }
             }

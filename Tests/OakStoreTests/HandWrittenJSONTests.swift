@@ -36,9 +36,19 @@ struct HandWrittenJSONTests {
 
     @Test("strings are escaped byte for byte as JSONEncoder escapes them, invalid UTF-8 repaired")
     func escaping() throws {
-        let samples: [[UInt8]] = [
+        var samples: [[UInt8]] = [
             Array(0...0x7F), Array("chêne \"blanc\" / 😀 \u{2028} tab\tend".utf8), [0x41, 0xFF, 0x42, 0xC3], [],
+            Array(String(repeating: "Quercus «alba» é \\ ", count: 9).utf8), Array(repeating: 0x80, count: 3) + Array("abcdefghijklmnop".utf8),
         ]
+        // Text is scanned a word (eight bytes) at a time: each byte that matters, at every place in a word,
+        // beside bytes just above and below it.
+        for byte: UInt8 in [0x00, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x7F, 0xA2, 0xDC, 0xFF] {
+            for place in 0..<20 {
+                var text = Array("abcdefghijklmnopqrstuvwx".utf8)
+                text[place] = byte
+                samples.append(text)
+            }
+        }
         for bytes in samples {
             var output = JSONOutput(capacity: 16)
             bytes.withUnsafeBufferPointer { output.string(utf8: $0) }

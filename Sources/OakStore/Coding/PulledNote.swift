@@ -1,7 +1,7 @@
 import OakModels
 
 /// The columns of the notes upserted in a range of the change log, in change order.
-package enum PulledNoteColumn: Int32, CaseIterable {
+public enum PulledNoteColumn: Int32, CaseIterable, Sendable {
     case seq, uuid, scientificName, sourceId, localNames, range, growthHabit, leaves, fruits, bark, twigs, buds
     case miscellaneous, url, createdAt, updatedAt, subgenus, section, subsection, complex
     case flowers, hardinessHabitat, isPreferred
@@ -24,30 +24,31 @@ package enum PulledNoteColumn: Int32, CaseIterable {
 }
 
 extension JSONOutput {
-    private typealias Member = ColumnMember<PulledNoteColumn>
+    @usableFromInline typealias NoteMember = ColumnMember<PulledNoteColumn>
 
     // A note's members (`Note` keys, sorted), around its `fields` and `taxonomy` objects.
-    private static let noteBeforeFields: [Member] = [Member("createdAt", .createdAt, .timestamp)]
-    private static let noteFields: [Member] = [
-        Member("acorn", .fruits), Member("bark", .bark), Member("buds", .buds), Member("commonNames", .localNames, .joinedList),
-        Member("fieldNotes", .miscellaneous), Member("form", .growthHabit), Member("leaf", .leaves), Member("rangeHabitat", .range),
-        Member("resources", .url), Member("twigs", .twigs),
+    @usableFromInline static let noteBeforeFields: [NoteMember] = [NoteMember("createdAt", .createdAt, .timestamp)]
+    @usableFromInline static let noteFields: [NoteMember] = [
+        NoteMember("acorn", .fruits), NoteMember("bark", .bark), NoteMember("buds", .buds), NoteMember("commonNames", .localNames, .joinedList),
+        NoteMember("fieldNotes", .miscellaneous), NoteMember("form", .growthHabit), NoteMember("leaf", .leaves), NoteMember("rangeHabitat", .range),
+        NoteMember("resources", .url), NoteMember("twigs", .twigs),
     ]
-    private static let noteReference: [Member] = [
-        Member("flowers", .flowers), Member("hardinessHabitat", .hardinessHabitat),
+    @usableFromInline static let noteReference: [NoteMember] = [
+        NoteMember("flowers", .flowers), NoteMember("hardinessHabitat", .hardinessHabitat),
     ]
-    private static let noteBeforeTaxonomy: [Member] = [
-        Member("id", .uuid, .uuid), Member("isPreferred", .isPreferred, .boolean), Member("scientificName", .scientificName),
-        Member("sourceId", .sourceId, .integer),
+    @usableFromInline static let noteBeforeTaxonomy: [NoteMember] = [
+        NoteMember("id", .uuid, .uuid), NoteMember("isPreferred", .isPreferred, .boolean), NoteMember("scientificName", .scientificName),
+        NoteMember("sourceId", .sourceId, .integer),
     ]
-    private static let noteTaxonomy: [Member] = [
-        Member("complex", .complex), Member("section", .section, keepsNull: true), Member("subgenus", .subgenus, keepsNull: true),
-        Member("subsection", .subsection),
+    @usableFromInline static let noteTaxonomy: [NoteMember] = [
+        NoteMember("complex", .complex), NoteMember("section", .section, keepsNull: true), NoteMember("subgenus", .subgenus, keepsNull: true),
+        NoteMember("subsection", .subsection),
     ]
-    private static let noteAfterTaxonomy: [Member] = [Member("updatedAt", .updatedAt, .timestamp), Member("version", .seq, .integer)]
+    @usableFromInline static let noteAfterTaxonomy: [NoteMember] = [NoteMember("updatedAt", .updatedAt, .timestamp), NoteMember("version", .seq, .integer)]
 
     /// A note from the columns of `PulledNoteColumn`.
-    package mutating func pulledNote(_ columns: some ColumnReader) throws {
+    @inlinable
+    public mutating func pulledNote(_ columns: some ColumnReader) throws {
         raw("{")
         try members(Self.noteBeforeFields, columns)
         raw(#","fields":{"#)

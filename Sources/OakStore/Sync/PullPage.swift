@@ -48,7 +48,8 @@ extension JSONOutput {
 
     /// One `SyncChange` with its record: a note from the columns of `PulledNoteColumn`, another record's JSON,
     /// or neither (`null`, a delete); `first` says whether it opens the array.
-    package mutating func pulledChange<Columns: ColumnReader>(
+    @inlinable
+    public mutating func pulledChange<Columns: ColumnReader>(
         first: Bool, entity: String, key: String, op: String, version: Int64, note: Columns?, record: Data?
     ) throws {
         raw(first ? #"{"entity":"# : #",{"entity":"#)
@@ -80,7 +81,8 @@ extension JSONOutput {
     }
 
     /// The `PushResult` of an upsert just stored: the note as the pull writes it, from `PulledNoteColumn`s.
-    package mutating func appliedPushResult(id: UUID, _ columns: some ColumnReader) throws {
+    @inlinable
+    public mutating func appliedPushResult(id: UUID, _ columns: some ColumnReader) throws {
         raw(#"{"error":null,"id":"#)
         string(id.uuidString.lowercased())
         raw(#","note":"#)
