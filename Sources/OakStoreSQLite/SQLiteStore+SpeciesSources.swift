@@ -96,7 +96,7 @@ extension SQLiteStore: SpeciesSourceRepository {
 
     /// Inserts a row whose species, source and uniqueness were checked; sets its row id.
     static func insertChecked(_ db: Database, _ record: inout SpeciesSource) throws {
-        try db.execute(cachedSQL: insertSpeciesSource, arguments: StatementArguments(record.columnList.map(\.databaseValue)))
+        try db.execute(cachedSQL: insertSpeciesSource, arguments: StatementArguments(record.columnList.map { $0.databaseValue }))
         record.id = Int(db.lastInsertedRowID)
     }
 

@@ -57,6 +57,17 @@ struct HandWrittenJSONTests {
         }
     }
 
+    @Test("lists of strings stored and sent as JSON text are written as the encoder writes them")
+    func stringListText() throws {
+        let lists = [[], ["Quercus alba", "chêne \"blanc\" / 😀", "tab\tand\\"], [String(repeating: "é\u{1}", count: 40)]]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        for list in lists {
+            #expect(ColumnCoding.json(list) == String(decoding: try encoder.encode(list), as: UTF8.self))
+        }
+        #expect(ColumnCoding.json(lists) == String(decoding: try encoder.encode(lists), as: UTF8.self))
+    }
+
     @Test("the export written from the columns equals the export models (ExportFile) built from the routes' records, for rows other tools wrote too")
     func exportMatchesModels() async throws {
         let store = try await storeWithOddRows()

@@ -51,6 +51,26 @@ package enum ColumnCoding {
         (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "[]"
     }
 
+    /// JSON text for a list of strings (a list column, a query's list parameter), written by hand: the same
+    /// text as the encoder's, without its cost (a push's receipts and lists went through it once per note).
+    package static func json(_ strings: [String]) -> String {
+        var output = JSONOutput(capacity: 16 + strings.count * 48)
+        output.strings(strings)
+        return String(decoding: output.bytes, as: UTF8.self)
+    }
+
+    /// JSON text for a list of lists of strings (a push's `[digest, result]` receipts).
+    package static func json(_ lists: [[String]]) -> String {
+        var output = JSONOutput(capacity: 16 + lists.reduce(0) { $0 + $1.reduce(8) { $0 + $1.utf8.count + 8 } })
+        output.raw("[")
+        for (index, list) in lists.enumerated() {
+            if index > 0 { output.raw(",") }
+            output.strings(list)
+        }
+        output.raw("]")
+        return String(decoding: output.bytes, as: UTF8.self)
+    }
+
     /// A stored timestamp; rows written by older tools may lack one.
     package static func date(_ text: String?) -> Date {
         text.flatMap(WireTime.parse) ?? Date(timeIntervalSince1970: 0)
