@@ -48,6 +48,11 @@ package enum StoredValue: Sendable, Equatable {
     package init(list: [some Encodable]) {
         self = .text(ColumnCoding.json(list))
     }
+
+    /// A list of strings (names), written without the encoder (see `ColumnCoding.json(_:)`).
+    package init(list: [String]) {
+        self = .text(ColumnCoding.json(list))
+    }
 }
 
 extension Species {
