@@ -59,9 +59,9 @@ package enum ColumnCoding {
         return String(decoding: output.bytes, as: UTF8.self)
     }
 
-    /// JSON text for a list of lists of strings (a push's `[digest, result]` receipts).
+    /// JSON text for a list of lists of strings (a push's `[digest, result]` receipts, about a kilobyte each).
     package static func json(_ lists: [[String]]) -> String {
-        var output = JSONOutput(capacity: 16 + lists.reduce(0) { $0 + $1.reduce(8) { $0 + $1.utf8.count + 8 } })
+        var output = JSONOutput(capacity: 16 + lists.count * 1024)
         output.raw("[")
         for (index, list) in lists.enumerated() {
             if index > 0 { output.raw(",") }
