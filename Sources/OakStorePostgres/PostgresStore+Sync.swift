@@ -25,7 +25,7 @@ extension PostgresStore: SyncRepository {
             json.beginPull()
             try await Self.writeChanges(session, page, after: start, through: last ?? start, into: &json)
             json.endPull(cursor: window.next(hasMore: hasMore, lastSequence: last), hasMore: hasMore)
-            return ByteBuffer(bytes: json.bytes)
+            return json.withBytes { ByteBuffer(bytes: $0) }
         }
     }
 
@@ -45,7 +45,7 @@ extension PostgresStore: SyncRepository {
             }
             json.raw("]}")
             try await Self.saveReceipts(session, batch)
-            return ByteBuffer(bytes: json.bytes)
+            return json.withBytes { ByteBuffer(bytes: $0) }
         }
     }
 
@@ -145,7 +145,7 @@ extension PostgresStore: SyncRepository {
             else { throw OakError.notFound("Note", change.id.uuidString.lowercased()) }
             var json = JSONOutput(capacity: 1024)
             try json.appliedPushResult(id: change.id, PostgresColumns(row))
-            encoded = Data(json.bytes)
+            encoded = json.withBytes { Data($0) }
         }
         batch.record(String(decoding: encoded, as: UTF8.self), for: change, digest: digest)
         return encoded

@@ -19,7 +19,7 @@ extension SQLiteStore: SyncRepository {
             json.beginPull()
             try Self.writeChanges(db, page, after: position.sequence, through: page.last?.sequence ?? position.sequence, into: &json)
             json.endPull(cursor: window.next(hasMore: hasMore, lastSequence: page.last?.sequence), hasMore: hasMore)
-            return ByteBuffer(bytes: json.bytes)
+            return json.withBytes { ByteBuffer(bytes: $0) }
         }
     }
 
@@ -39,7 +39,7 @@ extension SQLiteStore: SyncRepository {
             }
             json.raw("]}")
             try Self.saveReceipts(db, batch)
-            return ByteBuffer(bytes: json.bytes)
+            return json.withBytes { ByteBuffer(bytes: $0) }
         }
     }
 
@@ -228,7 +228,7 @@ extension SQLiteStore: SyncRepository {
         var json = JSONOutput(capacity: 1024)
         try json.appliedPushResult(id: id, StatementColumns(statement))
         withExtendedLifetime(rows) {}
-        return Data(json.bytes)
+        return json.withBytes { Data($0) }
     }
 
     /// Carries out the shared push rule (`PushPlan`) for one change, given the note as stored (`current`) or its

@@ -57,6 +57,26 @@ struct HandWrittenJSONTests {
         }
     }
 
+    @Test("an output is a value: a copy written on, grown past its capacity or cleared leaves the original as it was")
+    func outputIsAValue() {
+        var original = JSONOutput(capacity: 8)
+        original.raw("[")
+        original.string("first")
+        var copy = original
+        copy.raw(",")
+        copy.string(String(repeating: "long text ", count: 20))
+        copy.raw("]")
+        original.raw("]")
+        #expect(String(decoding: original.bytes, as: UTF8.self) == #"["first"]"#)
+        #expect(String(decoding: copy.bytes, as: UTF8.self) == #"["first",""# + String(repeating: "long text ", count: 20) + #""]"#)
+        var cleared = original
+        cleared.clear()
+        cleared.raw("{}")
+        #expect(String(decoding: cleared.bytes, as: UTF8.self) == "{}")
+        #expect(String(decoding: original.bytes, as: UTF8.self) == #"["first"]"#)
+        #expect(original.withBytes { Array($0) } == original.bytes)
+    }
+
     @Test("lists of strings stored and sent as JSON text are written as the encoder writes them")
     func stringListText() throws {
         let lists = [[], ["Quercus alba", "chêne \"blanc\" / 😀", "tab\tand\\"], [String(repeating: "é\u{1}", count: 40)]]

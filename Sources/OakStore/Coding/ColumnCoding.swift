@@ -56,7 +56,7 @@ package enum ColumnCoding {
     package static func json(_ strings: [String]) -> String {
         var output = JSONOutput(capacity: 16 + strings.count * 48)
         output.strings(strings)
-        return String(decoding: output.bytes, as: UTF8.self)
+        return output.withBytes { String(decoding: $0, as: UTF8.self) }
     }
 
     /// JSON text for a list of lists of strings (a push's `[digest, result]` receipts, about a kilobyte each).
@@ -68,7 +68,7 @@ package enum ColumnCoding {
             output.strings(list)
         }
         output.raw("]")
-        return String(decoding: output.bytes, as: UTF8.self)
+        return output.withBytes { String(decoding: $0, as: UTF8.self) }
     }
 
     /// A stored timestamp; rows written by older tools may lack one.

@@ -3,8 +3,9 @@ import OakModels
 
 /// JSON written by hand, for the large documents (the export and sync pages): they are written straight
 /// from the columns of the rows being read, without models or `JSONEncoder` in between. Strings are
-/// escaped as `JSONEncoder` escapes them with `.withoutEscapingSlashes`. The bytes collect in an array
-/// (appending to it is cheaper than to a `ByteBuffer`) and go to the response buffer in large pieces.
+/// escaped as `JSONEncoder` escapes them with `.withoutEscapingSlashes`. The bytes collect in memory of
+/// their own, appended to with `memcpy` (an `Array`'s generic `append(contentsOf:)` was a tenth of a sync page),
+/// and go to the response buffer in one copy.
 ///
 /// What reads a backend's columns (`ColumnReader`) is public and `@inlinable`, so that each backend's calls
 /// are specialized for its reader: Swift specializes generic code across modules only from public inlinable
@@ -12,38 +13,77 @@ import OakModels
 /// member list through runtime metadata look-ups (a sixth of a sync page). The work on the text itself is in
 /// ordinary functions (`string(utf8:)`, `stringList(text:)`, ...).
 public struct JSONOutput {
-    @usableFromInline var storage: [UInt8] = []
+    /// Where the bytes are; `count` of its `capacity` are written. The struct keeps these (a class's stored
+    /// properties are checked for exclusive access at run time on every write), `allocation` frees the memory.
+    @usableFromInline var base: UnsafeMutableRawPointer
+    @usableFromInline var count: Int = 0
+    @usableFromInline var capacity: Int
+    @usableFromInline var allocation: JSONAllocation
 
-    /// The JSON written so far.
-    public var bytes: [UInt8] { storage }
+    /// The JSON written so far, copied.
+    public var bytes: [UInt8] { withBytes { Array($0) } }
 
     @inlinable
     public init(capacity: Int) {
-        storage.reserveCapacity(capacity)
+        self.capacity = max(capacity, 64)
+        allocation = JSONAllocation(byteCount: self.capacity)
+        base = allocation.base
+    }
+
+    /// Calls `body` with the JSON written so far, in place.
+    public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// Appends bytes: the one way bytes are added. Memory shared with a copy of this output is copied first,
+    /// so outputs stay values.
+    @inlinable
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        if capacity - count < bytes.count || !isKnownUniquelyReferenced(&allocation) { reallocate(toFit: count + bytes.count) }
+        (base + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    @inlinable
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        append(UnsafeRawBufferPointer(bytes))
+    }
+
+    /// Moves the bytes to memory of this output's own with room for `needed` bytes (doubling as it grows).
+    @usableFromInline
+    mutating func reallocate(toFit needed: Int) {
+        if needed > capacity { capacity = max(needed, capacity * 2) }
+        let grown = JSONAllocation(byteCount: capacity)
+        grown.base.copyMemory(from: base, byteCount: count)
+        allocation = grown
+        base = grown.base
     }
 
     /// Literal JSON text (punctuation, keys).
     @inlinable
     public mutating func raw(_ text: StaticString) {
-        storage.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Already-encoded JSON.
     public mutating func raw(_ json: Data) {
-        storage.append(contentsOf: json)
+        json.withUnsafeBytes { append($0) }
     }
 
     /// What another output holds.
     package mutating func append(_ other: JSONOutput) {
-        storage.append(contentsOf: other.storage)
+        other.withBytes { append($0) }
     }
 
     package mutating func clear() {
-        storage.removeAll(keepingCapacity: true)
+        if !isKnownUniquelyReferenced(&allocation) { reallocate(toFit: 0) }
+        count = 0
     }
 
     public mutating func int(_ value: Int64) {
-        storage.append(contentsOf: String(value).utf8)
+        var text = String(value)
+        text.withUTF8 { append($0) }
     }
 
     @inlinable
@@ -72,12 +112,12 @@ public struct JSONOutput {
     /// repaired, as Swift's `String` reads it. The text is scanned eight bytes at a time: most of it (note text)
     /// has nothing to escape.
     private mutating func stringContent(utf8 text: UnsafeBufferPointer<UInt8>) {
-        let start = storage.count
+        let start = count
         var plainFrom = 0
         var allBits: UInt64 = 0
         var index = 0
         func escapeFrom(_ offset: Int) {
-            storage.append(contentsOf: UnsafeBufferPointer(rebasing: text[plainFrom..<offset]))
+            append(UnsafeBufferPointer(rebasing: text[plainFrom..<offset]))
             escape(text[offset])
             plainFrom = offset + 1
         }
@@ -95,9 +135,9 @@ public struct JSONOutput {
             allBits |= UInt64(text[offset])
             if Self.needsEscape(text[offset]) { escapeFrom(offset) }
         }
-        storage.append(contentsOf: UnsafeBufferPointer(rebasing: text[plainFrom...]))
+        append(UnsafeBufferPointer(rebasing: text[plainFrom...]))
         if allBits & 0x8080_8080_8080_8080 != 0, String(validating: text, as: UTF8.self) == nil {
-            storage.removeSubrange(start...)
+            count = start
             var repaired = String(decoding: text, as: UTF8.self)
             repaired.withUTF8 { stringContent(utf8: $0) }
         }
@@ -130,7 +170,8 @@ public struct JSONOutput {
         case 0x0D: raw(#"\r"#)
         default:
             raw(#"\u00"#)
-            storage.append(contentsOf: [byte].hexString.utf8)
+            var hex = [byte].hexString
+            hex.withUTF8 { append($0) }
         }
     }
 
@@ -146,7 +187,7 @@ public struct JSONOutput {
 
     /// A value through `JSONEncoder` (sorted keys), for rare or small values.
     package mutating func encoded(_ value: some Encodable) throws {
-        storage.append(contentsOf: try WireJSON.encoder.encode(value))
+        raw(try WireJSON.encoder.encode(value))
     }
 }
 
@@ -297,10 +338,23 @@ extension JSONOutput {
     public mutating func timestamp(text: UnsafeBufferPointer<UInt8>?) {
         if let text, let seconds = ColumnCoding.wholeSecondsPrefix(of: text) {
             raw(#"""#)
-            storage.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<seconds]))
+            append(UnsafeBufferPointer(rebasing: text[..<seconds]))
             raw(#"Z""#)
         } else {
             string(WireTime.format(ColumnCoding.date(text.map { String(decoding: $0, as: UTF8.self) })))
         }
     }
+}
+
+/// The memory of a `JSONOutput`, freed when no output uses it.
+@usableFromInline
+final class JSONAllocation {
+    @usableFromInline let base: UnsafeMutableRawPointer
+
+    @usableFromInline
+    init(byteCount: Int) {
+        base = .allocate(byteCount: byteCount, alignment: 8)
+    }
+
+    deinit { base.deallocate() }
 }
