@@ -1,19 +1,24 @@
 import Foundation
 
-/// Keeps glibc's malloc from holding memory a small server no longer uses: at most two arenas (by default it
-/// makes one per thread in use, and each keeps the memory it freed), and a fixed threshold of 256 KiB above
-/// which blocks are mapped on their own and go back to the system when freed (by default the threshold
-/// grows to the largest block freed, so large response buffers end up kept in the heap). (`mallopt` is
-/// looked up at run time: Swift's Glibc module does not export malloc.h.) Does nothing on other C libraries.
+/// Keeps glibc's malloc from holding memory a small server no longer uses, without giving back memory it
+/// is about to use again: at most two arenas (by default it makes one per thread in use, and each keeps the
+/// memory it freed); blocks over 4 MiB (the export document) are mapped on their own and
+/// go back to the system when freed (by default the threshold grows to the largest block freed, so those
+/// would end up kept in the heap); and up to 8 MiB free at the top of a heap is kept. Sync pages (1–2 MB each,
+/// and a copy in the response buffer) come from the heap: mapped on their own, each page faulted in two
+/// fresh megabytes, an eighth of a pull's time. (`mallopt` is looked up at run time: Swift's Glibc module does
+/// not export malloc.h.) Does nothing on other C libraries.
 func tuneMalloc() {
     #if os(Linux)
     typealias MalloptFunction = @convention(c) (Int32, Int32) -> Int32
     let arenaMaximum: Int32 = -8
-    let mmapThreshold: Int32 = -3  // M_ARENA_MAX, M_MMAP_THRESHOLD in malloc.h
+    let mmapThreshold: Int32 = -3
+    let trimThreshold: Int32 = -1  // M_ARENA_MAX, M_MMAP_THRESHOLD, M_TRIM_THRESHOLD in malloc.h
     guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
     let mallopt = unsafeBitCast(symbol, to: MalloptFunction.self)
     _ = mallopt(arenaMaximum, 2)
-    _ = mallopt(mmapThreshold, 256 << 10)
+    _ = mallopt(mmapThreshold, 4 << 20)
+    _ = mallopt(trimThreshold, 8 << 20)
     #endif
 }
 
