@@ -23,7 +23,15 @@ public final class SQLiteStore: Sendable {
         configuration.prepareDatabase { db in
             // Readers keep a small page cache (the default is 2 MB each): the system caches the file anyway,
             // and full caches on every connection would be a sixth of a small server's memory.
-            if db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -\(Self.readerCacheKiB)") }
+            if db.configuration.readonly {
+                try db.execute(sql: "PRAGMA cache_size = -\(Self.readerCacheKiB)")
+            } else {
+                // A statement inside a transaction keeps the pages it changes in a statement journal, to undo
+                // the statement alone if it fails; past 64 KiB SQLite moves that journal to a temporary file.
+                // A pushed note's insert, with its triggers, passed that bound, so every note wrote a file (a
+                // third of a push's time). The writer keeps its temporary data in memory.
+                try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            }
         }
         try self.init(database: try DatabasePool(path: path, configuration: configuration), seedStarterData: seedStarterData, clock: clock)
     }
