@@ -9,6 +9,8 @@ public final class SQLiteStore: Sendable {
     let exportCache = ExportCache<ExportLayout>()
     let searchIndex = SearchIndexBox()
     let activity = PoolActivity()
+    /// Checkpoints a file's write-ahead log in the background (nil for a database its caller opened).
+    let checkpointer: LogCheckpointer?
     /// The server's clock: note timestamps, push clamping. Tests inject a controlled one.
     let clock: @Sendable () -> Date
 
@@ -20,6 +22,7 @@ public final class SQLiteStore: Sendable {
     public convenience init(path: String, seedStarterData: Bool = true, clock: @escaping @Sendable () -> Date = Date.init) throws {
         var configuration = Self.configuration
         configuration.maximumReaderCount = Self.maxReaders
+        let checkpointer = LogCheckpointer(path: path)
         configuration.prepareDatabase { db in
             // Readers keep a small page cache (the default is 2 MB each): the system caches the file anyway,
             // and full caches on every connection would be a sixth of a small server's memory.
@@ -31,16 +34,24 @@ public final class SQLiteStore: Sendable {
                 // A pushed note's insert, with its triggers, passed that bound, so every note wrote to a file
                 // (push CPU 4–6% lower without it). The writer keeps its temporary data in memory.
                 try db.execute(sql: "PRAGMA temp_store = MEMORY")
+                checkpointer.install(on: db)
             }
         }
-        try self.init(database: try DatabasePool(path: path, configuration: configuration), seedStarterData: seedStarterData, clock: clock)
+        try self.init(
+            database: try DatabasePool(path: path, configuration: configuration), checkpointer: checkpointer, seedStarterData: seedStarterData,
+            clock: clock)
     }
 
     /// A store on a database its caller opened: a `DatabasePool` on a file, as `init(path:)` opens it, or a
     /// `DatabaseQueue`, which may live in memory (`SQLiteStore.inMemory()`) for tests and previews. It is
     /// migrated forward in place; open it with `SQLiteStore.configuration` (foreign keys on).
-    public init(database: any DatabaseWriter, seedStarterData: Bool = true, clock: @escaping @Sendable () -> Date = Date.init) throws {
+    public convenience init(database: any DatabaseWriter, seedStarterData: Bool = true, clock: @escaping @Sendable () -> Date = Date.init) throws {
+        try self.init(database: database, checkpointer: nil, seedStarterData: seedStarterData, clock: clock)
+    }
+
+    private init(database: any DatabaseWriter, checkpointer: LogCheckpointer?, seedStarterData: Bool, clock: @escaping @Sendable () -> Date) throws {
         self.clock = clock
+        self.checkpointer = checkpointer
         pool = database
         try Schema.migrator.migrate(pool)
         try pool.write { db in
@@ -66,6 +77,7 @@ public final class SQLiteStore: Sendable {
     /// Closes every connection; later calls fail (used to prove readiness checks).
     public func close() throws {
         try pool.close()
+        try checkpointer?.close()
     }
 
     /// Runs a write transaction, turning constraint violations the checks missed into 409s.
