@@ -232,7 +232,9 @@ public enum ColumnKind: Sendable {
     public func isEmptyList(_ text: UnsafeBufferPointer<UInt8>?) -> Bool {
         guard let text, !ColumnCoding.isEmptyList(text) else { return true }
         if self == .valueList { return ColumnCoding.values(String(decoding: text, as: UTF8.self)).isEmpty }
-        return ColumnCoding.plainStringRanges(text).map { $0.isEmpty } ?? ColumnCoding.strings(String(decoding: text, as: UTF8.self)).isEmpty
+        // Empty items are left out of a list (`ColumnCoding.strings`), so a list of only those is empty.
+        return ColumnCoding.plainStringRanges(text).map { $0.allSatisfy(\.isEmpty) }
+            ?? ColumnCoding.strings(String(decoding: text, as: UTF8.self)).isEmpty
     }
 }
 
