@@ -96,7 +96,7 @@ extension PostgresStore: SyncRepository {
         for (entity, list) in keys {
             guard let sql = SyncRecords.query(entity, keysIn: "(SELECT jsonb_array_elements_text($1::jsonb))") else { continue }
             for row in try await session.rows(sql, [.text(ColumnCoding.json(list))]) {
-                if let record = try SyncRecords.encoded(entity, row) { records[record.key] = record.json }
+                if let record = try SyncRecords.encoded(entity, row, PostgresColumns(row)) { records[record.key] = record.json }
             }
         }
         var notes: [Int64: PostgresColumns] = [:]

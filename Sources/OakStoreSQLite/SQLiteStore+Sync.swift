@@ -150,9 +150,11 @@ extension SQLiteStore: SyncRepository {
             for chunk in stride(from: 0, to: list.count, by: 500).map({ Array(list[$0..<min($0 + 500, list.count)]) }) {
                 let placeholders = "(\(Array(repeating: "?", count: chunk.count).joined(separator: ",")))"
                 guard let sql = SyncRecords.query(entity, keysIn: placeholders) else { continue }
-                let cursor = try Row.fetchCursor(db.makeStatement(sql: sql), arguments: StatementArguments(chunk))
+                let statement = try db.makeStatement(sql: sql)
+                let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(chunk))
+                let columns = StatementColumns(statement)
                 while let row = try cursor.next() {
-                    if let record = try SyncRecords.encoded(entity, row) { records[record.key] = record.json }
+                    if let record = try SyncRecords.encoded(entity, row, columns) { records[record.key] = record.json }
                 }
             }
         }

@@ -158,7 +158,7 @@ struct HandWrittenJSONTests {
             _ = try await store.createNote(NoteInput(scientificName: species.scientificName, sourceId: 2, fields: fields))
         }
         try await store.pool.write { db in
-            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM species_sources ORDER BY id LIMIT 4")
+            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM species_sources ORDER BY id LIMIT 5")
             try db.execute(
                 sql: "UPDATE species_sources SET local_names = ?, leaves = ?, bark = ?, created_at = '2024-03-01 10:00:00' WHERE id = ?",
                 arguments: [#"["chêne \"blanc\"", "white\noak"]"#, "tab\there back\\slash \u{1} é 😀", "line1\r\nline2\u{8}\u{c}", ids[0]])
@@ -166,6 +166,13 @@ struct HandWrittenJSONTests {
                 sql: "UPDATE species_sources SET local_names = 'white oak, stave oak ,', updated_at = '2024-03-01T10:00:00Z' WHERE id = ?", arguments: [ids[1]])
             try db.execute(sql: #"UPDATE species_sources SET local_names = ' [ "a" ,"b"] ', range = CAST(X'41FF42' AS TEXT) WHERE id = ?"#, arguments: [ids[2]])
             try db.execute(sql: "UPDATE species_sources SET local_names = '[]', growth_habit = '' WHERE id = ?", arguments: [ids[3]])
+            // Lists of empty items only are empty lists (the models leave empty items out).
+            try db.execute(sql: #"UPDATE species_sources SET local_names = '["", ""]' WHERE id = ?"#, arguments: [ids[4]])
+            try db.execute(
+                sql: #"""
+                    UPDATE oak_entries SET hybrids = '[""]', closely_related_to = '', subspecies_varieties = '["", "x"]', conservation_status = ''
+                    WHERE scientific_name = (SELECT scientific_name FROM oak_entries WHERE scientific_name <> 'alba' ORDER BY scientific_name LIMIT 1)
+                    """#)
             try db.execute(
                 sql:
                     #"UPDATE oak_entries SET external_links = '[{"url": "https://example.org/a", "label": "A"}]', synonyms = 'Q. foo, Q. bar', author = 'Lé "x"' WHERE scientific_name = 'alba'"#

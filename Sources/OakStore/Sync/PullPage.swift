@@ -100,21 +100,22 @@ package enum SyncRecords {
     package static func query(_ entity: SyncEntity, keysIn list: String) -> String? {
         switch entity {
         case .notes: nil
-        case .species: "SELECT * FROM oak_entries WHERE scientific_name IN \(list)"
+        case .species: "\(SpeciesRecordColumn.selection) WHERE scientific_name IN \(list)"
         case .taxa: "SELECT * FROM taxa WHERE level || '/' || name IN \(list)"
         case .sources: "SELECT * FROM sources WHERE CAST(id AS TEXT) IN \(list)"
         }
     }
 
     /// A row of `query` as its record's JSON, keyed `entity/key`; nil for a row the server cannot read
-    /// (a taxon of an unknown level).
-    package static func encoded(_ entity: SyncEntity, _ row: some StoredRow) throws -> (key: String, json: Data)? {
+    /// (a taxon of an unknown level). `columns` reads the same row by position: species are written from it.
+    package static func encoded(_ entity: SyncEntity, _ row: some StoredRow, _ columns: some ColumnReader) throws -> (key: String, json: Data)? {
         switch entity {
         case .notes:
             return nil
         case .species:
-            let species = Species(row: row)
-            return ("species/\(species.scientificName)", try WireJSON.encoder.encode(species))
+            var json = JSONOutput(capacity: 1024)
+            try json.speciesRecord(columns)
+            return ("species/\(columns.string(SpeciesRecordColumn.scientificName.rawValue) ?? "")", json.withBytes { Data($0) })
         case .taxa:
             guard let taxon = Taxon(row: row) else { return nil }
             return ("taxa/\(taxon.changeLogKey)", try WireJSON.encoder.encode(taxon))
