@@ -18,8 +18,9 @@ struct StatementColumns: ColumnReader {
         sqlite3_column_int64(statement, index)
     }
 
+    /// SQLite answers no text for NULL, so a NULL column costs no separate type check.
     func withText<T>(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>?) throws -> T) rethrows -> T {
-        guard !isNull(index), let text = sqlite3_column_text(statement, index) else { return try body(nil) }
+        guard let text = sqlite3_column_text(statement, index) else { return try body(nil) }
         return try body(UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, index))))
     }
 }

@@ -205,14 +205,6 @@ extension ColumnReader {
     package func string(_ index: Int32) -> String? {
         withText(index) { $0.map { String(decoding: $0, as: UTF8.self) } }
     }
-
-    /// Whether a column's value reads as null or as an empty list (only list columns' text is read).
-    @inlinable
-    public func isEmptyValue(_ index: Int32, _ kind: ColumnKind) -> Bool {
-        guard !isNull(index) else { return true }
-        guard kind.isList else { return false }
-        return withText(index) { kind.isEmptyList($0) }
-    }
 }
 
 /// How a column's text becomes JSON.
@@ -226,6 +218,12 @@ public enum ColumnKind: Sendable {
         case .stringList, .joinedList, .valueList: true
         default: false
         }
+    }
+
+    /// Whether a column's text (nil for NULL) is left out of an object: null, or a list that reads as empty.
+    @inlinable
+    public func isEmpty(_ text: UnsafeBufferPointer<UInt8>?) -> Bool {
+        text == nil || (isList && isEmptyList(text))
     }
 
     /// Whether a list column's text (nil for NULL) reads as an empty list.
@@ -266,30 +264,43 @@ extension JSONOutput {
         var separated = after
         for member in list {
             let index = member.column.rawValue
-            if !member.keepsNull, columns.isEmptyValue(index, member.kind) { continue }
-            raw(separated ? #",""# : #"""#)
-            separated = true
-            raw(member.key)
-            raw(#"":"#)
             switch member.kind {
-            case .text: text(columns, index)
-            case .integer: int(columns.int(index))
-            case .boolean: bool(columns.int(index) != 0)
-            case .stringList: columns.withText(index) { stringList(text: $0) }
-            case .joinedList: columns.withText(index) { joinedList(text: $0) }
-            case .valueList: try columns.withText(index) { try valueList(text: $0) }
-            case .timestamp: columns.withText(index) { timestamp(text: $0) }
-            case .uuid: columns.withText(index) { uuid(text: $0) }
+            case .integer, .boolean:
+                if !member.keepsNull, columns.isNull(index) { continue }
+                key(member.key, separated: &separated)
+                let value = columns.int(index)
+                if member.kind == .integer { int(value) } else { bool(value != 0) }
+            default:
+                // A text column is read once: whether it is left out, then its value.
+                try columns.withText(index) { text in
+                    if !member.keepsNull, member.kind.isEmpty(text) { return }
+                    key(member.key, separated: &separated)
+                    try value(text: text, member.kind)
+                }
             }
         }
         return separated
     }
 
-    /// A text column as a JSON string, or null.
+    /// A member's key: `"key":`, after a comma when the object has a member already.
     @inlinable
-    public mutating func text(_ columns: some ColumnReader, _ index: Int32) {
-        columns.withText(index) { text in
-            if let text { string(utf8: text) } else { null() }
+    mutating func key(_ key: StaticString, separated: inout Bool) {
+        raw(separated ? #",""# : #"""#)
+        separated = true
+        raw(key)
+        raw(#"":"#)
+    }
+
+    /// A column's text (nil for NULL) as JSON, as its kind says; not for integer kinds.
+    public mutating func value(text: UnsafeBufferPointer<UInt8>?, _ kind: ColumnKind) throws {
+        switch kind {
+        case .text: if let text { string(utf8: text) } else { null() }
+        case .stringList: stringList(text: text)
+        case .joinedList: joinedList(text: text)
+        case .valueList: try valueList(text: text)
+        case .timestamp: timestamp(text: text)
+        case .uuid: uuid(text: text)
+        case .integer, .boolean: null()
         }
     }
 
