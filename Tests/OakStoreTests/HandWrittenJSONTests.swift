@@ -222,4 +222,23 @@ struct PullQueryTests {
             #expect(!plan.contains("TEMP B-TREE"), "\(plan)")
         }
     }
+
+    @Test("compaction finds old tombstones through an index that holds tombstones only, so upserts add nothing to it")
+    func tombstoneIndexHoldsTombstonesOnly() async throws {
+        let store = try temporaryStore("oak-plan")
+        let note = try await store.createNote(NoteInput(scientificName: "alba", fields: NoteFieldsPatch()))
+        try await store.deleteNote(id: note.id, expectedVersion: nil)
+        let (plan, indexed, upserts) = try await store.pool.read { db in
+            (
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(SQLiteStore.newestCompactableQuery)", arguments: ["9999"])
+                    .map { $0["detail"] as String }.joined(separator: "\n"),
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM change_log INDEXED BY change_log_tombstones WHERE op = 'delete' AND changed_at > ''"),
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM change_log WHERE op = 'upsert'")
+            )
+        }
+        #expect(plan.contains("change_log_tombstones"), "\(plan)")
+        #expect(indexed == 1)
+        #expect((upserts ?? 0) > 1)
+        #expect(try await store.compact(olderThan: Date().addingTimeInterval(60)) == 1)
+    }
 }
