@@ -17,7 +17,7 @@ struct ResponseCacheTests {
         subscript(path: String) -> Int { counts.withLock { $0[path] ?? 0 } }
     }
 
-    @Test("small reads and the export are answered from memory until a write that alters them; large sync pages are not kept")
+    @Test("small reads and the export asked for again are answered from memory until a write that alters them; large sync pages are not kept")
     func keepsWhatIsWorthIt() async throws {
         let env = try await TestEnvironment()
         let calls = Calls()
@@ -31,21 +31,53 @@ struct ResponseCacheTests {
             }
         }
         try await Application(router: router).test(.router) { client in
-            for _ in 0..<2 {
+            // The first answer is not kept (see `oneOffURLsAreNotKept`), the second is.
+            for _ in 0..<3 {
                 for path in ["/api/v1/species/alba", "/api/v1/export", "/api/v1/sync/pull"] {
                     let response = try await client.execute(uri: path, method: .get)
                     #expect(response.status == .ok)
                 }
             }
-            #expect(calls["/api/v1/species/alba"] == 1)
-            #expect(calls["/api/v1/export"] == 1)
-            #expect(calls["/api/v1/sync/pull"] == 2)
-
-            // A new note does not alter alba's own record, but the export depends on everything.
-            _ = try await env.store.createNote(NoteInput(scientificName: "alba"))
-            for path in ["/api/v1/species/alba", "/api/v1/export"] { _ = try await client.execute(uri: path, method: .get) }
-            #expect(calls["/api/v1/species/alba"] == 1)
+            #expect(calls["/api/v1/species/alba"] == 2)
             #expect(calls["/api/v1/export"] == 2)
+            #expect(calls["/api/v1/sync/pull"] == 3)
+
+            // A new note does not alter alba's own record, but the export depends on everything; its URL was
+            // asked for before, so the new answer is kept at once.
+            _ = try await env.store.createNote(NoteInput(scientificName: "alba"))
+            for _ in 0..<2 {
+                for path in ["/api/v1/species/alba", "/api/v1/export"] { _ = try await client.execute(uri: path, method: .get) }
+            }
+            #expect(calls["/api/v1/species/alba"] == 2)
+            #expect(calls["/api/v1/export"] == 3)
+        }
+    }
+
+    @Test("an answer is kept the second time its URL is asked for: URLs asked for once neither fill the cache nor push out the rest")
+    func oneOffURLsAreNotKept() async throws {
+        let env = try await TestEnvironment()
+        let calls = Calls()
+        let router = Router(context: OakRequestContext.self)
+        let cache = ResponseCache(maxEntries: 8)
+        router.add(middleware: ResponseCacheMiddleware(cache: cache, store: env.store))
+        router.get("/api/v1/species/alba") { _, _ in
+            calls.record("alba")
+            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "alba")))
+        }
+        try await Application(router: router).test(.router) { client in
+            for _ in 0..<2 { #expect(try await client.execute(uri: "/api/v1/species/alba", method: .get).status == .ok) }
+            #expect(cache.count == 1)
+            for n in 0..<100 {
+                let response = try await client.execute(uri: "/api/v1/species/alba?n=\(n)", method: .get)
+                #expect(response.status == .ok && response.headers[.eTag] != nil)
+            }
+            #expect(cache.count == 1)
+            #expect(calls["alba"] == 102)
+            // The kept answer survived the stream; a one-off URL asked for again is kept from then on.
+            _ = try await client.execute(uri: "/api/v1/species/alba", method: .get)
+            for _ in 0..<3 { _ = try await client.execute(uri: "/api/v1/species/alba?n=99", method: .get) }
+            #expect(calls["alba"] == 103)
+            #expect(cache.count == 2)
         }
     }
 
@@ -125,28 +157,29 @@ struct ResponseCacheTests {
             func counts() -> [Int] { paths.map { calls[$0] } }
             try await getAll()
             try await getAll()
-            #expect(counts() == [1, 1, 1, 1, 1, 1])
+            try await getAll()
+            #expect(counts() == [2, 2, 2, 2, 2, 2])
 
             // A field of alba's note: its full record and the export are built again, nothing else.
             var leaf = NoteFieldsPatch()
             try leaf.set("leaf", to: "Lobed, edited")
             _ = try await env.store.updateNote(id: note.id, with: NoteInput(fields: leaf), expectedVersion: nil)
             try await getAll()
-            #expect(counts() == [1, 2, 1, 1, 1, 2])
+            #expect(counts() == [2, 3, 2, 2, 2, 3])
 
             // A new note on rubra adds a source row (counts, names): lists and searches too, and rubra's full record.
             var names = NoteFieldsPatch()
             try names.set("commonNames", to: "Northern red oak")
             _ = try await env.store.createNote(NoteInput(scientificName: "rubra", fields: names))
             try await getAll()
-            #expect(counts() == [1, 2, 2, 2, 2, 3])
+            #expect(counts() == [2, 3, 3, 3, 3, 4])
 
             // alba's own row: its record, its full record, lists and searches.
             var author = SpeciesPatch()
             author.author = .value("L. (edited)")
             _ = try await env.store.updateSpecies(named: "alba", with: author)
             try await getAll()
-            #expect(counts() == [2, 3, 2, 3, 3, 4])
+            #expect(counts() == [3, 4, 3, 4, 4, 5])
         }
     }
 

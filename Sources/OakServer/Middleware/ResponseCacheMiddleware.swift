@@ -5,9 +5,9 @@ import Hummingbird
 import OakModels
 import OakStore
 
-/// Serves repeated reads from memory: a successful GET under `/api/v1` is kept, with its headers, until a
-/// change it depends on (see `ResponseCache.Dependency`): a note edit drops its species' full record, not
-/// every answer. It sits outside compression, so a gzipped body is kept too (keyed by whether the client
+/// Serves repeated reads from memory: a successful GET under `/api/v1` asked for a second time is kept, with
+/// its headers, until a change it depends on (see `ResponseCache.Dependency`): a note edit drops its species'
+/// full record, not every answer. It sits outside compression, so a gzipped body is kept too (keyed by whether the client
 /// accepts gzip). Every answer it keeps gets a strong ETag (a hash of the body, unless the route set one),
 /// and it answers `If-None-Match` itself.
 struct ResponseCacheMiddleware: RouterMiddleware {
@@ -32,14 +32,15 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         else {
             return response
         }
+        let kept = cache.admits(key)
         var body = try await BodyCollector.collect(response.body)
         // A body grown while it was encoded has up to twice its size in room; a kept one gets a buffer of its
         // size (not the export, whose buffer is the export cache's own).
-        if !Self.keepsAnySize(request.uri.path), body.capacity > body.readableBytes { body = ByteBuffer(bytes: body.readableBytesView) }
+        if kept, !Self.keepsAnySize(request.uri.path), body.capacity > body.readableBytes { body = ByteBuffer(bytes: body.readableBytesView) }
         var headers = response.headers
         if headers[.eTag] == nil { headers[.eTag] = Self.etag(of: body) }
         let entry = ResponseCache.Entry(headers: headers, body: body)
-        cache.store(entry, for: key, dependency: Self.dependency(of: request.uri.path), filledAt: position)
+        if kept { cache.store(entry, for: key, dependency: Self.dependency(of: request.uri.path), filledAt: position) }
         return Self.answer(entry, to: request)
     }
 
@@ -134,6 +135,8 @@ final class ResponseCache: FollowsChanges, @unchecked Sendable {
     private var newestUsed = ResponseCache.none
     private var oldestUsed = ResponseCache.none
     private var bytes = 0
+    /// Hashes of the keys asked for recently (see `admits`).
+    private var seenKeys = Set<Int>()
     /// Where the entries are current in the change log.
     var follower = ChangeFollower()
     let maxEntries: Int
@@ -167,6 +170,18 @@ final class ResponseCache: FollowsChanges, @unchecked Sendable {
             unlink(position)
             linkAsNewest(position)
             return nodes[position].entry
+        }
+    }
+
+    /// Whether the answer to a key that missed is worth keeping: only when the key was asked for before (since
+    /// the keys seen were last forgotten). A stream of URLs asked for once (a crawler, `?n=1`, `?n=2`, …) then
+    /// costs no copy, store and eviction each, and does not push out what is asked for again (a store and
+    /// its eviction were a tenth of an uncached record's time). Keys are remembered by hash, and forgotten all
+    /// at once past four times `maxEntries` of them.
+    func admits(_ key: String) -> Bool {
+        lock.withLock {
+            if seenKeys.count >= maxEntries * 4 { seenKeys.removeAll(keepingCapacity: true) }
+            return !seenKeys.insert(key.hashValue).inserted
         }
     }
 
