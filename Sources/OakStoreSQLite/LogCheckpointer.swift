@@ -59,19 +59,30 @@ final class LogCheckpointer: Sendable {
         guard starts else { return }
         DispatchQueue.global(qos: .utility).async {
             // A failed checkpoint (another process's running, the file gone) is retried after a later commit.
-            try? self.connection().writeWithoutTransaction { try $0.checkpoint(.passive) }
+            try? self.connection()?.writeWithoutTransaction { try $0.checkpoint(.passive) }
             self.state.withLock { $0.running = false }
         }
     }
 
-    /// The checkpoint's connection; only `checkpointSoon`'s one running checkpoint opens it.
-    private func connection() throws -> DatabaseQueue {
-        if let open = state.withLock({ $0.connection }) { return open }
+    /// The checkpoint's connection; only `checkpointSoon`'s one running checkpoint opens it. None once the
+    /// checkpointer is closed: a checkpoint started just before `close` must not open a connection after it.
+    private func connection() throws -> DatabaseQueue? {
+        let (closed, open) = state.withLock { ($0.closed, $0.connection) }
+        if closed { return nil }
+        if let open { return open }
         var configuration = Configuration()
         configuration.label = "checkpoint"
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA cache_size = -64") }
         let opened = try DatabaseQueue(path: path, configuration: configuration)
-        state.withLock { $0.connection = opened }
+        let kept = state.withLock { state in
+            guard !state.closed else { return false }
+            state.connection = opened
+            return true
+        }
+        guard kept else {
+            try opened.close()
+            return nil
+        }
         return opened
     }
 
