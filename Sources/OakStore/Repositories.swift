@@ -44,7 +44,9 @@ public protocol SpeciesSourceRepository: Sendable {
 
 /// Read-only views across the whole compendium.
 public protocol CatalogRepository: Sendable {
-    func search(query: String, limit: Int) async throws -> CatalogSearchResult
+    /// Species by the species rule, taxa and sources whose names contain `query`, at most `limit` of each:
+    /// the JSON of a `CatalogSearchResult`, as `/api/v1/search` sends it (`search` reads it as the model).
+    func searchDocument(query: String, limit: Int) async throws -> ByteBuffer
     func stats() async throws -> CatalogStats
     func export() async throws -> ExportSnapshot
     /// Throws when the database cannot answer a query.

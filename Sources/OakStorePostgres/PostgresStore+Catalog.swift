@@ -42,10 +42,19 @@ extension PostgresStore: CatalogRepository {
         }
     }
 
-    public func search(query: String, limit: Int) async throws -> CatalogSearchResult {
+    public func searchDocument(query: String, limit: Int) async throws -> ByteBuffer {
         let search = try SearchText(query)
-        let species = try await matchingSpecies(search, limit: limit)
+        let names = try await searchIndex.search(search.rule, limit: limit, in: self)
         return try await read { session in
+            var document = CatalogSearchDocument()
+            if !names.isEmpty {
+                try await session.forEach(
+                    """
+                    SELECT \(SpeciesRecordColumn.list) FROM jsonb_array_elements_text($1::jsonb) WITH ORDINALITY AS found(name, position)
+                    JOIN oak_entries ON scientific_name = found.name ORDER BY found.position
+                    """, [.text(ColumnCoding.json(names))]
+                ) { try document.addSpecies($0) }
+            }
             let arguments: [StoredValue] = [.text(search.text), StoredValue(limit)]
             let contains = "strpos(lower(name), lower($1)) > 0"
             let rank = "CASE WHEN lower(name) = lower($1) THEN 0 WHEN strpos(lower(name), lower($1)) = 1 THEN 1 ELSE 2 END"
@@ -55,7 +64,7 @@ extension PostgresStore: CatalogRepository {
             let sources = try await session.rows(
                 "SELECT \(StoreSQL.sourceColumns) FROM sources s WHERE \(contains) ORDER BY \(rank), name, id LIMIT $2", arguments
             ).map(Source.init(row:))
-            return CatalogSearchResult(query: query, species: species, taxa: taxa, sources: sources)
+            return try document.finish(query: query, taxa: taxa, sources: sources)
         }
     }
 

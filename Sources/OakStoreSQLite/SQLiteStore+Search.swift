@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NIOCore
 import OakModels
 import OakStore
 
@@ -24,32 +25,43 @@ extension SQLiteStore {
     }
 
     /// Species by the species rule, taxa and sources whose names contain the text. The matching runs in
-    /// memory; the database is read only for the rows found, so a search that finds nothing reads nothing.
-    public func search(query: String, limit: Int) async throws -> CatalogSearchResult {
+    /// memory, and the species' records are held there too: the database is read only for the taxa and
+    /// sources found, so most searches read nothing.
+    public func searchDocument(query: String, limit: Int) async throws -> ByteBuffer {
         let search = try SearchText(query)
         let found = try await withSearchIndex { contents in
             (
-                species: contents.species.search(search.rule, limit: limit),
+                species: contents.species.search(search.rule, limit: limit).compactMap { contents.speciesRecords[$0] },
                 taxa: search.ranked(contents.taxa, limit: limit) { $0.level.utf8.lexicographicallyPrecedes($1.level.utf8) }.map(\.key),
                 sources: search.ranked(contents.sources, limit: limit) { $0.id < $1.id }.map(\.id)
             )
         }
-        guard !found.species.isEmpty || !found.taxa.isEmpty || !found.sources.isEmpty else {
-            return CatalogSearchResult(query: query, species: [], taxa: [], sources: [])
+        var document = CatalogSearchDocument()
+        for record in found.species { document.addSpecies(record: record) }
+        guard !found.taxa.isEmpty || !found.sources.isEmpty else {
+            return try document.finish(query: query, taxa: [], sources: [])
         }
         return try read { db in
-            let taxa = try db.fetchAll(
-                cachedSQL: "SELECT \(StoreSQL.taxonColumns) FROM taxa t WHERE t.level || '/' || t.name IN (SELECT value FROM json_each(?))",
-                arguments: [ColumnCoding.json(found.taxa)], Taxon.init(row:)
-            ).compactMap { $0 }
-            let sources = try db.fetchAll(
-                cachedSQL: "SELECT \(StoreSQL.sourceColumns) FROM sources s WHERE s.id IN (SELECT value FROM json_each(?))",
-                arguments: [ColumnCoding.json(found.sources)], Source.init(row:))
-            return CatalogSearchResult(
-                query: query, species: try Self.species(db, named: found.species),
-                taxa: Self.inOrder(taxa, of: found.taxa, \.changeLogKey),
-                sources: Self.inOrder(sources, of: found.sources, \.id))
+            try document.finish(query: query, taxa: try Self.taxa(db, keyed: found.taxa), sources: try Self.sources(db, ids: found.sources))
         }
+    }
+
+    /// The taxa with the given change-log keys, in that order (none read for none).
+    private static func taxa(_ db: Database, keyed keys: [String]) throws -> [Taxon] {
+        guard !keys.isEmpty else { return [] }
+        let taxa = try db.fetchAll(
+            cachedSQL: "SELECT \(StoreSQL.taxonColumns) FROM taxa t WHERE t.level || '/' || t.name IN (SELECT value FROM json_each(?))",
+            arguments: [ColumnCoding.json(keys)], Taxon.init(row:))
+        return inOrder(taxa.compactMap { $0 }, of: keys, \.changeLogKey)
+    }
+
+    /// The sources with the given ids, in that order (none read for none).
+    private static func sources(_ db: Database, ids: [Int]) throws -> [Source] {
+        guard !ids.isEmpty else { return [] }
+        let sources = try db.fetchAll(
+            cachedSQL: "SELECT \(StoreSQL.sourceColumns) FROM sources s WHERE s.id IN (SELECT value FROM json_each(?))",
+            arguments: [ColumnCoding.json(ids)], Source.init(row:))
+        return inOrder(sources, of: ids, \.id)
     }
 
     /// Runs `body` on the search index as the data is now: without a database read when nothing was written
@@ -85,6 +97,8 @@ final class SearchIndexBox: @unchecked Sendable {
         /// Every taxon's and source's name with its key: what their search matches, in no order.
         var taxa: [TaxonName] = []
         var sources: [SourceName] = []
+        /// Every species' record as sync pages and searches send it (`JSONOutput.speciesRecord`), by name.
+        var speciesRecords: [String: [UInt8]] = [:]
     }
 
     struct TaxonName: SearchableName {
@@ -137,12 +151,14 @@ final class SearchIndexBox: @unchecked Sendable {
             arguments: [from, DataChanges.feedLimit + 1])
         guard changed.count <= DataChanges.feedLimit else { return try reload(db, head: head) }
         var due = Set<String>()
+        var recordsDue = Set<String>()
         var (taxaChanged, sourcesChanged) = (false, false)
         for row in changed {
             let key: String = row["entity_key"]
             switch row["entity"] as String {
             case "species":
                 due.insert(key)
+                recordsDue.insert(key)
             case "notes":
                 guard let id = UUID(uuidString: key) else { continue }
                 let species = try String.fetchOne(
@@ -159,6 +175,10 @@ final class SearchIndexBox: @unchecked Sendable {
         if taxaChanged { contents.taxa = try Self.taxonNames(db) }
         if sourcesChanged { contents.sources = try Self.sourceNames(db) }
         for name in due { contents.species.setSpecies(name, try Self.names(db, of: name)) }
+        for name in recordsDue {
+            contents.speciesRecords[name] = nil
+            contents.speciesRecords.merge(try Self.speciesRecords(db, named: name)) { $1 }
+        }
         contents.species.finish(at: head)
     }
 
@@ -189,8 +209,24 @@ final class SearchIndexBox: @unchecked Sendable {
             species[row.species]?.localNames += row.localNames
         }
         contents.species.load(species: species, speciesOfRow: speciesOfRow, head: head)
+        contents.speciesRecords = try Self.speciesRecords(db, named: nil)
         contents.taxa = try Self.taxonNames(db)
         contents.sources = try Self.sourceNames(db)
+    }
+
+    /// The records of the species named (all when nil), by name.
+    private static func speciesRecords(_ db: Database, named name: String?) throws -> [String: [UInt8]] {
+        let statement = try db.cachedStatement(sql: SpeciesRecordColumn.selection + (name == nil ? "" : " WHERE scientific_name = ?"))
+        let rows = try Row.fetchCursor(statement, arguments: name.map { [$0] } ?? [])
+        let columns = StatementColumns(statement)
+        var records: [String: [UInt8]] = [:]
+        var json = JSONOutput(capacity: 1024)
+        while try rows.next() != nil {
+            json.clear()
+            try json.speciesRecord(columns)
+            records[columns.string(SpeciesRecordColumn.scientificName.rawValue) ?? ""] = json.bytes
+        }
+        return records
     }
 
     private static func taxonNames(_ db: Database) throws -> [TaxonName] {

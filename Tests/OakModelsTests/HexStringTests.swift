@@ -9,3 +9,14 @@ struct HexStringTests {
         #expect([UInt8]().hexString == "")
     }
 }
+
+extension HexStringTests {
+    @Test("a strong ETag is the first 16 bytes of a digest as 32 lowercase digits in quotes; fewer bytes give fewer digits")
+    func strongETags() {
+        let digest = (0..<32).map { UInt8($0 * 8) }
+        #expect(digest.strongETag == "\"" + digest.prefix(16).hexString + "\"")
+        #expect(digest.strongETag == "\"00081018202830384048505860687078\"")
+        #expect([0xAB].strongETag == "\"ab\"")
+        #expect([UInt8]().strongETag == "\"\"")
+    }
+}

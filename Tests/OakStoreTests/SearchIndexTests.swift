@@ -125,6 +125,57 @@ struct SearchIndexTests {
         #expect(try await found("plonk").taxa.isEmpty)
     }
 
+    @Test(
+        "the search answer is its model's own encoding, byte for byte, and a species in it follows its edits and deletion",
+        arguments: TestBackend.available)
+    func searchDocumentIsTheModelsEncoding(_ backend: TestBackend) async throws {
+        let (store, _) = try await temporaryStore(backend)
+        /// The answer read as the model, after checking that encoding the model gives the same bytes.
+        func answer(_ query: String) async throws -> CatalogSearchResult {
+            let document = Data(try await store.searchDocument(query: query, limit: 20).readableBytesView)
+            let result = try JSONDecoder().decode(CatalogSearchResult.self, from: document)
+            #expect(String(decoding: try WireJSON.encoder.encode(result), as: UTF8.self) == String(decoding: document, as: UTF8.self))
+            return result
+        }
+        var species = SpeciesPatch()
+        species.scientificName = .value("zyxwelliana")
+        species.author = .value("Née \"quoted\" \\ author")
+        species.isHybrid = .value(true)
+        species.parent1 = .value("alba")
+        species.synonyms = .value(["Quercus zyxwellii", "Q. zyx/welli"])
+        species.externalLinks = .value([.object(["name": .string("Zyx Trees"), "url": .string("https://example.org/zyx?a=1&b=2")])])
+        _ = try await store.createSpecies(species)
+        var source = SourcePatch()
+        source.sourceType = .value("website")
+        source.name = .value("Zyxwell Press")
+        _ = try await store.createSource(source)
+        var taxon = TaxonPatch()
+        taxon.name = .value("Zyxwellia")
+        taxon.level = .value("section")
+        _ = try await store.createTaxon(taxon)
+
+        let found = try await answer("zyxwell")
+        #expect(found.species == [try await store.species(named: "zyxwelliana")])
+        #expect(found.taxa.map(\.name) == ["Zyxwellia"])
+        #expect(found.sources.map(\.name) == ["Zyxwell Press"])
+        let counts = found.counts
+        #expect([counts.species, counts.taxa, counts.sources, counts.total] == [1, 1, 1, 3] as [Int])
+        var second = SpeciesPatch()
+        second.scientificName = .value("zyxwellii")
+        _ = try await store.createSpecies(second)
+        // Several species come in the rule's order, as the species search lists them.
+        #expect(try await answer("zyxwell").species.map(\.scientificName) == (try await names(store, "zyxwell")))
+        #expect(try await answer("zyxwell").species.count == 2)
+        #expect(try await answer("no such oak anywhere").counts.total == 0)
+
+        var edit = SpeciesPatch()
+        edit.author = .value("Someone Else")
+        _ = try await store.updateSpecies(named: "zyxwelliana", with: edit)
+        #expect(try await answer("zyxwelliana").species.map(\.author) == ["Someone Else"])
+        try await store.deleteSpecies(named: "zyxwelliana")
+        #expect(try await answer("zyxwell").species.map(\.scientificName) == ["zyxwellii"])
+    }
+
     @Test("a taxon's or source's name matches ignoring ASCII case only: equal 0, prefix 1, infix 2, else none; matches sort by rank, name bytes, tie-break")
     func nameRule() throws {
         let search = try SearchText("CeRr")

@@ -13,12 +13,12 @@ struct CatalogController {
         group.get("export", use: export)
     }
 
-    @Sendable func search(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<CatalogSearchResult> {
+    @Sendable func search(_ request: Request, context: OakRequestContext) async throws -> Response {
         guard let query = request.query("q"), !query.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw OakError.invalid("q", "is required")
         }
         let (limit, _) = try request.pageBounds()
-        return JSONResponse(body: try await repository.search(query: query, limit: limit))
+        return .json(try await repository.searchDocument(query: query, limit: limit))
     }
 
     @Sendable func stats(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<CatalogStats> {

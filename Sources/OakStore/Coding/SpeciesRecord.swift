@@ -6,8 +6,11 @@ public enum SpeciesRecordColumn: Int32, CaseIterable, Sendable {
     case scientificName, author, isHybrid, conservationStatus, subgenus, section, subsection, complex, parent1, parent2
     case hybrids, closelyRelatedTo, subspeciesVarieties, synonyms, externalLinks
 
+    /// The columns' names, in order, for a SELECT of `oak_entries`.
+    public static let list = allCases.map { ColumnCoding.snakeCase("\($0)") }.joined(separator: ", ")
+
     /// The columns, from `oak_entries`.
-    package static let selection = "SELECT \(allCases.map { ColumnCoding.snakeCase("\($0)") }.joined(separator: ", ")) FROM oak_entries"
+    package static let selection = "SELECT \(list) FROM oak_entries"
 }
 
 extension JSONOutput {
