@@ -9,10 +9,12 @@ struct LineLogHandlerTests {
     @Test("a line has the time, level, label, message and sorted metadata; values that would not read as one token are quoted")
     func lineFormat() throws {
         let pipe = Pipe()
-        var logger = Logger(label: "oak.test") { LineLogHandler(label: $0, output: pipe.fileHandleForWriting.fileDescriptor) }
+        let output = LineOutput(descriptor: pipe.fileHandleForWriting.fileDescriptor)
+        var logger = Logger(label: "oak.test") { LineLogHandler(label: $0, output: output) }
         logger[metadataKey: "request_id"] = "abc-1"
         logger.info("request", metadata: ["path": "/api/v1/species/alba", "error": "no such \"thing\"", "status": .stringConvertible(404)])
         logger.debug("not written at info")
+        output.flush()
         try pipe.fileHandleForWriting.close()
         let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 1)
@@ -25,7 +27,8 @@ struct LineLogHandlerTests {
     @Test("the per-request line written from fields reads exactly as the same line logged with metadata")
     func fieldsLineEqualsMetadataLine() throws {
         let pipe = Pipe()
-        var handler = LineLogHandler(label: "oak.test", output: pipe.fileHandleForWriting.fileDescriptor)
+        let output = LineOutput(descriptor: pipe.fileHandleForWriting.fileDescriptor)
+        var handler = LineLogHandler(label: "oak.test", output: output)
         handler[metadataKey: "request_id"] = "abc-1"
         handler[metadataKey: "status"] = "overridden by the line's own"
         let fields: [(key: String, value: Logger.MetadataValue)] = [
@@ -34,6 +37,7 @@ struct LineLogHandlerTests {
         handler.log(level: .info, "request", fields: fields)
         Logger(label: "oak.test") { _ in handler }.info("request", metadata: Logger.Metadata(uniqueKeysWithValues: fields))
         handler.log(level: .debug, "below the level", fields: fields)
+        output.flush()
         try pipe.fileHandleForWriting.close()
         let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 2)
@@ -41,6 +45,41 @@ struct LineLogHandlerTests {
             lines.map { $0.dropFirst(25) }.allSatisfy {
                 $0 == "info oak.test: request client=127.0.0.1 duration_ms=0.25 method=GET path=/api/v1/search request_id=abc-1 status=200"
             })
+    }
+}
+
+extension LineLogHandlerTests {
+    /// What has been written to a pipe so far, without waiting for more.
+    private func available(_ pipe: Pipe, after wait: Duration = .zero) async throws -> String {
+        try await Task.sleep(for: wait)
+        let descriptor = pipe.fileHandleForReading.fileDescriptor
+        let flags = fcntl(descriptor, F_GETFL)
+        _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
+        var bytes = [UInt8](repeating: 0, count: 1 << 20)
+        let count = read(descriptor, &bytes, bytes.count)
+        return count > 0 ? String(decoding: bytes[..<count], as: UTF8.self) : ""
+    }
+
+    @Test("request lines are written in batches: within a tenth of a second, at once when a warning comes (after them), and at 32 KiB")
+    func linesAreBatched() async throws {
+        let pipe = Pipe()
+        let logger = Logger(label: "oak.test") { LineLogHandler(label: $0, output: LineOutput(descriptor: pipe.fileHandleForWriting.fileDescriptor)) }
+        logger.info("first")
+        logger.info("second")
+        #expect(try await available(pipe).isEmpty)
+        let waited = try await available(pipe, after: .milliseconds(400))
+        #expect(waited.split(separator: "\n").map { $0.dropFirst(25) } == ["info oak.test: first", "info oak.test: second"])
+
+        logger.info("before the warning")
+        logger.warning("the warning")
+        let urgent = try await available(pipe)
+        #expect(urgent.split(separator: "\n").map { $0.dropFirst(25) } == ["info oak.test: before the warning", "warning oak.test: the warning"])
+
+        let long = String(repeating: "x", count: 1_000)
+        for _ in 0..<40 { logger.info("\(long)") }
+        #expect(try await available(pipe).split(separator: "\n").count >= 32)
+        try await Task.sleep(for: .milliseconds(400))
+        try pipe.fileHandleForWriting.close()
     }
 }
 
