@@ -24,25 +24,35 @@ struct LogCheckpointTests {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
     }
 
-    @Test("writes past a thousand pages of log reach the database file without closing it, and a store closed leaves no log")
+    /// Batches of `write` making about `pages` pages of log.
+    private func batches(past pages: Int32) -> Range<Int> {
+        0..<(Int(pages) * 4096 / 300_000 + 4)
+    }
+
+    @Test("writes past the checkpoint's bound of log reach the database file without closing it, and a store closed leaves no log")
     func backgroundCheckpoint() async throws {
         let store = try temporaryStore("checkpoint", seed: false)
         let before = bytes(store.path)
-        try await write(store, batches: 0..<16)  // about 4.8 MB of log, past 1,000 pages
+        let batches = batches(past: LogCheckpointer.pagesBeforeCheckpoint)
+        try await write(store, batches: batches)
         // The checkpoint runs beside the writes; wait for it (at most 10 s).
-        for _ in 0..<200 where bytes(store.path) < before + (3 << 20) { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(bytes(store.path) >= before + (3 << 20))
+        let copied = Int(LogCheckpointer.pagesBeforeCheckpoint) * 4096 * 3 / 4
+        for _ in 0..<200 where bytes(store.path) < before + copied { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(bytes(store.path) >= before + copied)
         try store.close()
         #expect(!FileManager.default.fileExists(atPath: store.path + "-wal"))
         let reopened = try SQLiteStore(path: store.path, seedStarterData: false)
-        #expect(try reopened.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sync_state WHERE key LIKE 'bulk-%'") } == 1600)
+        #expect(try reopened.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sync_state WHERE key LIKE 'bulk-%'") } == batches.count * 100)
     }
 
-    @Test("writes without a pause keep the log bounded: past two thousand pages the commit checkpoints itself")
+    @Test("writes without a pause keep the log bounded: past twice the checkpoint's bound the commit checkpoints itself")
     func logBoundedUnderSustainedWrites() async throws {
         let store = try temporaryStore("checkpoint", seed: false)
-        try await write(store, batches: 0..<60)  // about 18 MB of log without checkpoints
-        #expect(bytes(store.path + "-wal") < 12 << 20)
-        #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sync_state WHERE key LIKE 'bulk-%'") } == 6000)
+        let bound = Int(LogCheckpointer.pagesBeforeCheckpointInCommit) * 4096
+        // Three times the bound of log if nothing checkpointed.
+        let batches = batches(past: LogCheckpointer.pagesBeforeCheckpointInCommit * 3)
+        try await write(store, batches: batches)
+        #expect(bytes(store.path + "-wal") < bound * 3 / 2)
+        #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sync_state WHERE key LIKE 'bulk-%'") } == batches.count * 100)
     }
 }
