@@ -21,10 +21,9 @@ public final class LineOutput: Sendable {
 
     /// Bytes held before they are written without waiting for the timer.
     static let capacity = 32 << 10
-    /// The longest a line waits.
-    static let delay = DispatchTimeInterval.milliseconds(100)
-
     let descriptor: Int32
+    /// The longest a line waits.
+    let delay: DispatchTimeInterval
     private let state = Mutex(State())
 
     private struct State {
@@ -32,8 +31,9 @@ public final class LineOutput: Sendable {
         var flushScheduled = false
     }
 
-    init(descriptor: Int32) {
+    init(descriptor: Int32, delay: DispatchTimeInterval = .milliseconds(100)) {
         self.descriptor = descriptor
+        self.delay = delay
     }
 
     /// Adds a line (with its newline); `urgent` writes it and what waits before it now.
@@ -44,7 +44,7 @@ public final class LineOutput: Sendable {
                 writeOut(&held.lines)
             } else if !held.flushScheduled {
                 held.flushScheduled = true
-                DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + Self.delay) { [self] in
+                DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [self] in
                     state.withLock { held in
                         held.flushScheduled = false
                         writeOut(&held.lines)

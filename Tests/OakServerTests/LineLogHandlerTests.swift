@@ -60,25 +60,35 @@ extension LineLogHandlerTests {
         return count > 0 ? String(decoding: bytes[..<count], as: UTF8.self) : ""
     }
 
-    @Test("request lines are written in batches: within a tenth of a second, at once when a warning comes (after them), and at 32 KiB")
-    func linesAreBatched() async throws {
+    @Test("request lines wait to be written: at once when a warning comes (after them), and once 32 KiB collect")
+    func linesWaitForAWarningOrAFullBuffer() async throws {
         let pipe = Pipe()
-        let logger = Logger(label: "oak.test") { LineLogHandler(label: $0, output: LineOutput(descriptor: pipe.fileHandleForWriting.fileDescriptor)) }
+        // A timer that does not fire during the test.
+        let output = LineOutput(descriptor: pipe.fileHandleForWriting.fileDescriptor, delay: .seconds(600))
+        let logger = Logger(label: "oak.test") { LineLogHandler(label: $0, output: output) }
         logger.info("first")
         logger.info("second")
         #expect(try await available(pipe).isEmpty)
-        let waited = try await available(pipe, after: .milliseconds(400))
-        #expect(waited.split(separator: "\n").map { $0.dropFirst(25) } == ["info oak.test: first", "info oak.test: second"])
-
-        logger.info("before the warning")
         logger.warning("the warning")
         let urgent = try await available(pipe)
-        #expect(urgent.split(separator: "\n").map { $0.dropFirst(25) } == ["info oak.test: before the warning", "warning oak.test: the warning"])
+        #expect(urgent.split(separator: "\n").map { $0.dropFirst(25) } == ["info oak.test: first", "info oak.test: second", "warning oak.test: the warning"])
 
         let long = String(repeating: "x", count: 1_000)
         for _ in 0..<40 { logger.info("\(long)") }
         #expect(try await available(pipe).split(separator: "\n").count >= 32)
-        try await Task.sleep(for: .milliseconds(400))
+        output.flush()
+        #expect(try await available(pipe).split(separator: "\n").count <= 8)
+        try pipe.fileHandleForWriting.close()
+    }
+
+    @Test("a request line is written by the timer (a tenth of a second), with no warning and no flush")
+    func linesAreWrittenSoon() async throws {
+        let pipe = Pipe()
+        let logger = Logger(label: "oak.test") { LineLogHandler(label: $0, output: LineOutput(descriptor: pipe.fileHandleForWriting.fileDescriptor)) }
+        logger.info("on its own")
+        var written = ""
+        for _ in 0..<100 where written.isEmpty { written = try await available(pipe, after: .milliseconds(50)) }
+        #expect(written.dropFirst(25) == "info oak.test: on its own\n")
         try pipe.fileHandleForWriting.close()
     }
 }

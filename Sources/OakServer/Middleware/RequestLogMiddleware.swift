@@ -26,7 +26,8 @@ struct RequestLogMiddleware: RouterMiddleware {
         } catch {
             response = ErrorMiddleware.response(for: error, request: request, context: context)
         }
-        response.headers[.requestID] = context.requestID
+        // Only this middleware sets the id: appended, with no search for one to replace.
+        response.headers.append(HTTPField(name: .requestID, value: context.requestID))
         let duration = ContinuousClock.now - start
         let route = context.endpointPath ?? "NotFound"
         metrics.record(method: request.method.rawValue, route: route, status: response.status.code, duration: duration)

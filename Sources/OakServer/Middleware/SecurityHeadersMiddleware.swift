@@ -2,15 +2,20 @@ import HTTPTypes
 import Hummingbird
 
 /// Security headers on every response; `Cache-Control: no-store` unless a route chose its own (the export).
+/// The fields are made once and appended: no route sets them, so there is none to replace.
 struct SecurityHeadersMiddleware: RouterMiddleware {
+    static let fields: [HTTPField] = [
+        HTTPField(name: .xContentTypeOptions, value: "nosniff"), HTTPField(name: HTTPField.Name("X-Frame-Options")!, value: "DENY"),
+        HTTPField(name: .contentSecurityPolicy, value: "default-src 'none'"),
+    ]
+    static let noStore = HTTPField(name: .cacheControl, value: "no-store")
+
     func handle(_ request: Request, context: OakRequestContext, next: (Request, OakRequestContext) async throws -> Response)
         async throws -> Response
     {
         var response = try await next(request, context)
-        response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[.init("X-Frame-Options")!] = "DENY"
-        response.headers[.contentSecurityPolicy] = "default-src 'none'"
-        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        response.headers.append(contentsOf: Self.fields)
+        if response.headers[.cacheControl] == nil { response.headers.append(Self.noStore) }
         return response
     }
 }
