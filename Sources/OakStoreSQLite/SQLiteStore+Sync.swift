@@ -11,8 +11,9 @@ extension SQLiteStore: SyncRepository {
             let head = try Self.changeLogVersion(db)
             let window = try PullWindow(cursor: cursor, database: database, head: head, compactedThrough: try Self.compactedThrough(db))
             let position = window.position
+            // A pull that is not a snapshot needs every tombstone: every sequence number is past -1.
             let rows = try PageRow.fetchAll(
-                db, sql: Self.pageQuery(entities: entities, snapshotStart: window.snapshotStart), arguments: [position.sequence, limit + 1])
+                db, sql: Self.pageQuery(entities: entities), arguments: [position.sequence, limit + 1, window.snapshotStart ?? -1])
             let hasMore = rows.count > limit
             let page = rows.prefix(limit)
             var json = JSONOutput(capacity: 64 * 1024 + page.count * 1024)
@@ -77,14 +78,14 @@ extension SQLiteStore: SyncRepository {
         try String.fetchOne(db, cachedSQL: "SELECT value FROM sync_state WHERE key = 'database_id'") ?? "0"
     }
 
-    /// The change-log rows of a page: after a sequence number, up to a limit (the two arguments). A snapshot
-    /// needs no tombstones of deletes made before it started: the client starts from nothing. `+` keeps SQLite
-    /// off the entity and op indexes: a page is a range of `seq`, the table's own order (with them it gathered
-    /// and sorted every later change for each page).
-    static func pageQuery(entities: [SyncEntity], snapshotStart: Int64?) -> String {
+    /// The change-log rows of a page: after a sequence number, up to a limit, with the tombstones after a third
+    /// (the three arguments). A snapshot needs no tombstones of deletes made before it started: the client
+    /// starts from nothing. `+` keeps SQLite off the entity and op indexes: a page is a range of `seq`, the
+    /// table's own order (with them it gathered and sorted every later change for each page). The text
+    /// depends on the entities only, so its prepared statement is kept.
+    static func pageQuery(entities: [SyncEntity]) -> String {
         let entityList = entities.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-        let tombstones = snapshotStart.map { "AND (+op = 'upsert' OR seq > \($0))" } ?? ""
-        return "SELECT seq, entity, entity_key, op FROM change_log WHERE seq > ? AND +entity IN (\(entityList)) \(tombstones) ORDER BY seq LIMIT ?"
+        return "SELECT seq, entity, entity_key, op FROM change_log WHERE seq > ?1 AND +entity IN (\(entityList)) AND (+op = 'upsert' OR seq > ?3) ORDER BY seq LIMIT ?2"
     }
 
     /// A row of a pull page (`pageQuery`'s columns).
@@ -99,7 +100,7 @@ extension SQLiteStore: SyncRepository {
         /// The rows of a page query, read from the statement's columns in place (a copied GRDB row, decoded
         /// by column, cost a tenth of a page).
         static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments) throws -> [PageRow] {
-            let statement = try db.makeStatement(sql: sql)
+            let statement = try db.cachedStatement(sql: sql)
             let cursor = try Row.fetchCursor(statement, arguments: arguments)
             let columns = StatementColumns(statement)
             var rows: [PageRow] = []
@@ -142,8 +143,8 @@ extension SQLiteStore: SyncRepository {
     }
 
     /// The current records of upserted species, taxa and sources as JSON, keyed `entity/key`, from page rows;
-    /// one query per entity and 500 keys. Each record is made while the statement is on its row, where GRDB
-    /// finds a column by name with one lookup.
+    /// one query per entity, its keys bound as one JSON list (the same text every time, so prepared once).
+    /// Each record is made while the statement is on its row, where GRDB finds a column by name with one lookup.
     static func encodedRecords(_ db: Database, _ rows: some Collection<PageRow>) throws -> [String: Data] {
         var keys: [SyncEntity: [String]] = [:]
         for row in rows {
@@ -151,15 +152,12 @@ extension SQLiteStore: SyncRepository {
         }
         var records: [String: Data] = [:]
         for (entity, list) in keys {
-            for chunk in stride(from: 0, to: list.count, by: 500).map({ Array(list[$0..<min($0 + 500, list.count)]) }) {
-                let placeholders = "(\(Array(repeating: "?", count: chunk.count).joined(separator: ",")))"
-                guard let sql = SyncRecords.query(entity, keysIn: placeholders) else { continue }
-                let statement = try db.makeStatement(sql: sql)
-                let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(chunk))
-                let columns = StatementColumns(statement)
-                while let row = try cursor.next() {
-                    if let record = try SyncRecords.encoded(entity, row, columns) { records[record.key] = record.json }
-                }
+            guard let sql = SyncRecords.query(entity, keysIn: "(SELECT value FROM json_each(?))") else { continue }
+            let statement = try db.cachedStatement(sql: sql)
+            let cursor = try Row.fetchCursor(statement, arguments: [ColumnCoding.json(list)])
+            let columns = StatementColumns(statement)
+            while let row = try cursor.next() {
+                if let record = try SyncRecords.encoded(entity, row, columns) { records[record.key] = record.json }
             }
         }
         return records

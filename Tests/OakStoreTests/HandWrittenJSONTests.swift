@@ -209,12 +209,14 @@ struct PullQueryTests {
     func pageQueriesWalkTheSequence() async throws {
         let store = try temporaryStore("oak-plan")
         let plans = try await store.pool.read { db in
-            try [
-                SQLiteStore.pageQuery(entities: SyncEntity.allCases, snapshotStart: 100),
-                SQLiteStore.pageQuery(entities: [.notes], snapshotStart: nil),
-                PulledNoteColumn.query,
-            ].map { sql in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(sql)", arguments: [0, 1000]).map { $0["detail"] as String }.joined(separator: "\n")
+            let queries: [(sql: String, arguments: StatementArguments)] = [
+                (SQLiteStore.pageQuery(entities: SyncEntity.allCases), [0, 1000, 100]),
+                (SQLiteStore.pageQuery(entities: [.notes]), [0, 1000, -1]),
+                (PulledNoteColumn.query, [0, 1000]),
+            ]
+            return try queries.map { query in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN \(query.sql)", arguments: query.arguments).map { $0["detail"] as String }
+                    .joined(separator: "\n")
             }
         }
         for plan in plans {
