@@ -85,7 +85,10 @@ extension SQLiteStore: SyncRepository {
     /// depends on the entities only, so its prepared statement is kept.
     static func pageQuery(entities: [SyncEntity]) -> String {
         let entityList = entities.map { "'\($0.rawValue)'" }.joined(separator: ", ")
-        return "SELECT seq, entity, entity_key, op FROM change_log WHERE seq > ?1 AND +entity IN (\(entityList)) AND (+op = 'upsert' OR seq > ?3) ORDER BY seq LIMIT ?2"
+        return """
+            SELECT seq, entity, entity_key, op FROM change_log
+            WHERE seq > ?1 AND +entity IN (\(entityList)) AND (+op = 'upsert' OR seq > ?3) ORDER BY seq LIMIT ?2
+            """
     }
 
     /// A row of a pull page (`pageQuery`'s columns).
