@@ -11,22 +11,10 @@ extension Sequence<UInt8> {
         return String(decoding: text, as: UTF8.self)
     }
 
-    /// A strong ETag from a digest of the content: its first 16 bytes in hex, quoted. (Written in place: it
-    /// is computed for every answer the response cache sees.)
+    /// A strong ETag from a digest of the content: its first 16 bytes in hex, quoted.
     @inlinable
     public var strongETag: String {
-        var bytes = makeIterator()
-        return String(unsafeUninitializedCapacity: 34) { text in
-            text[0] = UInt8(ascii: "\"")
-            var end = 1
-            while end < 33, let byte = bytes.next() {
-                text[end] = hexDigit(byte >> 4)
-                text[end + 1] = hexDigit(byte & 0x0F)
-                end += 2
-            }
-            text[end] = UInt8(ascii: "\"")
-            return end + 1
-        }
+        "\"" + prefix(16).hexString + "\""
     }
 }
 
