@@ -14,7 +14,8 @@ public func buildApplication(
 ) -> some ApplicationProtocol {
     var logger = logger ?? Logger(label: "oak.server", factory: LineLogHandler.init(label:))
     logger.logLevel = configuration.logLevel
-    let router = buildRouter(configuration: configuration, store: store, rateLimiter: rateLimiter)
+    let responseCache = ResponseCache()
+    let router = buildRouter(configuration: configuration, store: store, rateLimiter: rateLimiter, responseCache: responseCache)
     let requestTimeout = TimeAmount.seconds(configuration.requestTimeout.components.seconds)
     let connectionLogger = logger
     return Application(
@@ -29,7 +30,8 @@ public func buildApplication(
         services: [
             MaintenanceService(
                 store: store, backupStore: store as? any BackupRepository, retention: configuration.tombstoneRetention, backups: configuration.backups,
-                logger: logger)
+                logger: logger),
+            IdleExportRelease(responseCache: responseCache, store: store, idle: configuration.exportIdleRelease, logger: logger),
         ],
         logger: logger)
 }
@@ -38,7 +40,12 @@ public func buildApplication(
 public func buildRouter(
     configuration: ServerConfiguration, store: any CompendiumStore, rateLimiter: RateLimiter? = nil
 ) -> Router<OakRequestContext> {
-    let responseCache = ResponseCache()
+    buildRouter(configuration: configuration, store: store, rateLimiter: rateLimiter, responseCache: ResponseCache())
+}
+
+func buildRouter(
+    configuration: ServerConfiguration, store: any CompendiumStore, rateLimiter: RateLimiter?, responseCache: ResponseCache
+) -> Router<OakRequestContext> {
     let speciesRecords = SpeciesRecords(store: store)
     let metrics = ServerMetrics(pool: { store.poolStatus }, cachedBytes: { responseCache.bytesHeld })
     let routes = RouteIndex(

@@ -26,6 +26,8 @@ public struct ServerConfiguration: Sendable {
     public var requestTimeout: Duration
     /// The most connections open at once; past it new ones wait in the listen backlog.
     public var maxConnections: Int
+    /// How long the export document stays in memory after the last request for it (`IdleExportRelease`).
+    public var exportIdleRelease: Duration
 
     public static let defaultCORSOrigins = ["https://oakcompendium.org", "https://oakcompendium.com", "http://localhost:*"]
     public static let defaultMaxBodySize = 1 << 20
@@ -36,7 +38,7 @@ public struct ServerConfiguration: Sendable {
         tombstoneRetention: Duration = .seconds(90 * 86_400), rateLimits: RateLimits? = RateLimits(), trustProxy: Bool = false,
         corsOrigins: [String] = defaultCORSOrigins, maxBodySize: Int = defaultMaxBodySize,
         backups: BackupSettings = BackupSettings(), idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(30),
-        maxConnections: Int = defaultMaxConnections
+        maxConnections: Int = defaultMaxConnections, exportIdleRelease: Duration = .seconds(15)
     ) {
         self.host = host
         self.port = port
@@ -51,6 +53,7 @@ public struct ServerConfiguration: Sendable {
         self.idleTimeout = idleTimeout
         self.requestTimeout = requestTimeout
         self.maxConnections = maxConnections
+        self.exportIdleRelease = exportIdleRelease
     }
 }
 

@@ -112,6 +112,8 @@ public protocol MaintenanceRepository: Sendable {
     func changes(after position: Int64?) async throws -> DataChanges
     /// Fills the in-memory search index, so the first search after a start does not wait for it.
     func prepareSearch() async throws
+    /// Lets the export document go when no export was asked for `idle`; true when one was held.
+    func releaseIdleExport(idleFor idle: Duration) async -> Bool
 }
 
 /// Backups of the whole database written by the server (`POST /backup`, `oak backup`, the daily backup), for

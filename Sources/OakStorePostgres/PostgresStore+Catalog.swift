@@ -42,6 +42,10 @@ extension PostgresStore: CatalogRepository {
         }
     }
 
+    public func releaseIdleExport(idleFor idle: Duration) async -> Bool {
+        await exportCache.release(ifIdleFor: idle)
+    }
+
     public func searchDocument(query: String, limit: Int) async throws -> ByteBuffer {
         let search = try SearchText(query)
         let names = try await searchIndex.search(search.rule, limit: limit, in: self)

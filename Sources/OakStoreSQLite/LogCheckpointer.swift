@@ -63,7 +63,7 @@ final class LogCheckpointer: Sendable {
         guard starts else { return }
         DispatchQueue.global(qos: .utility).async {
             // A failed checkpoint (another process's running, the file gone) is retried after a later commit.
-            try? self.connection()?.writeWithoutTransaction { try $0.checkpoint(.passive) }
+            _ = try? self.connection()?.writeWithoutTransaction { try $0.checkpoint(.passive) }
             self.state.withLock { $0.running = false }
         }
     }

@@ -13,6 +13,10 @@ extension SQLiteStore {
             try await self.longRead { db in try ExportLayout.build(db, after: previous) }
         }
     }
+
+    public func releaseIdleExport(idleFor idle: Duration) async -> Bool {
+        await exportCache.release(ifIdleFor: idle)
+    }
 }
 
 extension ExportColumn {

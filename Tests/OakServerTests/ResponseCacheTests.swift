@@ -1,6 +1,8 @@
+import CompressNIO
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import OakModels
 import Synchronization
 import Testing
@@ -204,6 +206,64 @@ struct ResponseCacheTests {
             #expect(try await client.send(.get, "/api/v1/sources").headers[.eTag] != before)
             // The write emptied the cache, but the species list is the same: rebuilt, it still answers 304.
             #expect(try await client.send(.get, "/api/v1/species?limit=50", headers: [.ifNoneMatch: speciesTag]).status == .notModified)
+        }
+    }
+
+    @Test("an answer over 8 KB is kept deflated and sent as it was, with the same ETag; a gzipped one is kept as is")
+    func largeAnswersAreKeptDeflated() async throws {
+        let env = try await TestEnvironment()
+        let router = Router(context: OakRequestContext.self)
+        let cache = ResponseCache()
+        router.add(middleware: ResponseCacheMiddleware(cache: cache, store: env.store))
+        router.add(middleware: CompressionMiddleware())
+        let record = (0..<400).map { #"{"source_id": \#($0), "local_names": ["white oak"]}"# }.joined(separator: ",")
+        router.get("/api/v1/species/alba/full") { _, _ in Response.json(ByteBuffer(string: "[\(record)]")) }
+        try await Application(router: router).test(.router) { client in
+            var answers: [TestResponse] = []
+            for _ in 0..<3 { answers.append(try await client.send(.get, "/api/v1/species/alba/full")) }
+            #expect(answers.allSatisfy { String(buffer: $0.body) == "[\(record)]" })
+            #expect(Set(answers.map { $0.headers[.eTag] }).count == 1)
+            #expect(cache.count == 1 && cache.bytesHeld < record.utf8.count / 5)
+
+            let plainBytes = cache.bytesHeld
+            var gzipped: [TestResponse] = []
+            for _ in 0..<3 { gzipped.append(try await client.send(.get, "/api/v1/species/alba/full", headers: [.acceptEncoding: "gzip"])) }
+            #expect(gzipped.allSatisfy { $0.headers[.contentEncoding] == "gzip" && $0.body == gzipped[0].body })
+            var body = gzipped[0].body
+            #expect(String(buffer: try body.decompress(with: .gzip())) == "[\(record)]")
+            #expect(cache.count == 2 && cache.bytesHeld == plainBytes + gzipped[0].body.readableBytes)
+        }
+    }
+
+    @Test("an export nobody asked for during the idle time is let go by the response cache and the store; the next one is the same")
+    func idleExportIsReleased() async throws {
+        let env = try await TestEnvironment()
+        let cache = ResponseCache()
+        let router = buildRouter(configuration: env.configuration, store: env.store, rateLimiter: nil, responseCache: cache)
+        let release = IdleExportRelease(responseCache: cache, store: env.store, idle: .milliseconds(300), logger: Logger(label: "test"))
+        try await Application(router: router).test(.router) { client in
+            // Asked for twice: kept by the response cache (and by the store, which built it).
+            let first = try await client.send(.get, "/api/v1/export")
+            _ = try await client.send(.get, "/api/v1/export")
+            let etag = try #require(first.headers[.eTag])
+            #expect(cache.bytesHeld == first.body.readableBytes)
+
+            // Read again before the idle time is up: nothing goes.
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await client.send(.get, "/api/v1/export", headers: [.ifNoneMatch: etag]).status == .notModified)
+            try await Task.sleep(for: .milliseconds(200))
+            await release.releaseIfIdle()
+            #expect(cache.bytesHeld == first.body.readableBytes)
+
+            // Idle: both let go (the store has nothing left to release).
+            try await Task.sleep(for: .milliseconds(350))
+            await release.releaseIfIdle()
+            #expect(cache.bytesHeld == 0)
+            #expect(await env.store.releaseIdleExport(idleFor: .zero) == false)
+
+            // The next export is built again: the same ETag, so a client holding it still gets 304, and the same body.
+            #expect(try await client.send(.get, "/api/v1/export", headers: [.ifNoneMatch: etag]).status == .notModified)
+            #expect(try await client.send(.get, "/api/v1/export").body == first.body)
         }
     }
 }

@@ -1,8 +1,10 @@
 import Foundation
 import GRDB
+import NIOCore
 import OakModels
 import OakStore
 import OakTestSupport
+import Synchronization
 import Testing
 
 @testable import OakStoreSQLite
@@ -88,5 +90,34 @@ struct ExportRebuildTests {
                 }
             }
         }
+    }
+
+    /// A document of the test's own.
+    private struct CountedExport: BuiltExport {
+        let version: Int64
+        let body: ByteBuffer
+        let etag: String
+    }
+
+    @Test("an export nobody asked for during the idle time is let go; the next request builds it again from nothing, the same")
+    func idleExportIsReleased() async throws {
+        let cache = ExportCache<CountedExport>()
+        let builds = Mutex<[Bool]>([])
+        let build: @Sendable (CountedExport?) async throws -> CountedExport = { previous in
+            builds.withLock { $0.append(previous != nil) }
+            return CountedExport(version: 7, body: ByteBuffer(string: "document"), etag: "\"seven\"")
+        }
+        #expect(await cache.release(ifIdleFor: .zero) == false)
+        let first = try await cache.snapshot(at: 7, building: build)
+        #expect(await cache.release(ifIdleFor: .seconds(60)) == false)
+        _ = try await cache.snapshot(at: 7, building: build)
+        #expect(builds.withLock { $0 } == [false])
+
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(await cache.release(ifIdleFor: .milliseconds(10)))
+        #expect(await cache.release(ifIdleFor: .zero) == false)
+        let again = try await cache.snapshot(at: 7, building: build)
+        #expect(builds.withLock { $0 } == [false, false])
+        #expect(again.body == first.body && again.etag == first.etag)
     }
 }
