@@ -1,7 +1,8 @@
 # Oak Compendium server image: `docker build -t oak .` then
 # `docker run -p 8080:8080 -v oak-data:/data oak` (the database, the owner key and the backups live in /data).
 
-# Build stage: the Swift toolchain compiles a release binary with the Swift runtime linked in statically.
+# Build stage: the Swift toolchain compiles a release binary with the Swift runtime linked in statically
+# (scripts/build-release).
 FROM swift:6.3-noble AS build
 RUN apt-get update -qq \
     && apt-get install -y -qq --no-install-recommends libsqlite3-dev \
@@ -13,10 +14,11 @@ RUN swift package resolve
 # SwiftPM checks every target's folder, test targets too, even when building one product.
 COPY Sources ./Sources
 COPY Tests ./Tests
-RUN swift build -c release --product oak --static-swift-stdlib \
+COPY scripts/build-release ./scripts/
+RUN scripts/build-release --product oak \
     && mkdir -p /staging \
-    && cp "$(swift build -c release --show-bin-path)/oak" /staging/ \
-    && cp -R "$(swift build -c release --show-bin-path)"/*.resources /staging/
+    && cp "$(scripts/build-release --show-bin-path)/oak" /staging/ \
+    && cp -R "$(scripts/build-release --show-bin-path)"/*.resources /staging/
 
 # Runtime stage: the binary, its resource bundles, and the system libraries it links (SQLite, the C++ runtime,
 # zlib), CA certificates for the CLI's HTTPS profiles and time zone data.

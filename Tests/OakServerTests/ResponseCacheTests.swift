@@ -240,7 +240,9 @@ struct ResponseCacheTests {
         let env = try await TestEnvironment()
         let cache = ResponseCache()
         let router = buildRouter(configuration: env.configuration, store: env.store, rateLimiter: nil, responseCache: cache)
-        let release = IdleExportRelease(responseCache: cache, store: env.store, idle: .milliseconds(300), logger: Logger(label: "test"))
+        let logger = Logger(label: "test")
+        let notYetIdle = IdleExportRelease(responseCache: cache, store: env.store, idle: .seconds(3600), logger: logger)
+        let idle = IdleExportRelease(responseCache: cache, store: env.store, idle: .zero, logger: logger)
         try await Application(router: router).test(.router) { client in
             // Asked for twice: kept by the response cache (and by the store, which built it).
             let first = try await client.send(.get, "/api/v1/export")
@@ -248,16 +250,14 @@ struct ResponseCacheTests {
             let etag = try #require(first.headers[.eTag])
             #expect(cache.bytesHeld == first.body.readableBytes)
 
-            // Read again before the idle time is up: nothing goes.
-            try await Task.sleep(for: .milliseconds(200))
+            // Read within the idle time: nothing goes.
             #expect(try await client.send(.get, "/api/v1/export", headers: [.ifNoneMatch: etag]).status == .notModified)
-            try await Task.sleep(for: .milliseconds(200))
-            await release.releaseIfIdle()
+            await notYetIdle.releaseIfIdle()
             #expect(cache.bytesHeld == first.body.readableBytes)
+            #expect(await env.store.releaseIdleExport(idleFor: .seconds(3600)) == false)
 
             // Idle: both let go (the store has nothing left to release).
-            try await Task.sleep(for: .milliseconds(350))
-            await release.releaseIfIdle()
+            await idle.releaseIfIdle()
             #expect(cache.bytesHeld == 0)
             #expect(await env.store.releaseIdleExport(idleFor: .zero) == false)
 
