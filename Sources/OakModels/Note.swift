@@ -214,7 +214,7 @@ public struct NoteFields: Codable, Hashable, Sendable {
 
     /// The local names a `commonNames` text lists: split on commas, trimmed, empty ones dropped.
     public static func localNames(from commonNames: String?) -> [String] {
-        (commonNames ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        (commonNames ?? "").split(separator: ",").map { String($0.trimmingWhitespace) }.filter { !$0.isEmpty }
     }
 
     /// Writes the fields into a species-source row's columns (`commonNames` split on commas).

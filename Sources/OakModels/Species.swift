@@ -158,7 +158,7 @@ public struct Species: Codable, Hashable, Sendable {
     public static func normalizedName(_ name: String) -> String {
         // Most names arrive normalized: one ASCII word has no prefix, no "x" and no sign to rewrite.
         if !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) { return name }
-        var trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        var trimmed = String(name.trimmingWhitespace)
         for prefix in ["Quercus ", "quercus ", "Q. "] where trimmed.hasPrefix(prefix) {
             trimmed = String(trimmed.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces)
         }

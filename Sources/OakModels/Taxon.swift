@@ -106,7 +106,7 @@ public struct Taxon: Codable, Hashable, Sendable {
         }
         try validator.check()
         guard case .value(let name) = patch.name, let level else { throw OakError.invalid("level", "is required") }
-        self.init(name: name.trimmingCharacters(in: .whitespacesAndNewlines), level: level)
+        self.init(name: String(name.trimmingWhitespace), level: level)
         try apply(patch)
     }
 

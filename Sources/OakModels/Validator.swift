@@ -13,7 +13,7 @@ public struct Validator: Sendable {
 
     /// A required text must be present and not blank.
     public mutating func require(_ value: String?, _ field: String) {
-        if value?.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ?? true {
+        if value?.isBlank ?? true {
             fail(field, "is required")
         }
     }
@@ -36,7 +36,7 @@ public struct Validator: Sendable {
 
     /// Every element of a list must be a non-blank text of at most `maxLength` characters.
     public mutating func list(_ values: [String], _ field: String, maxLength: Int = 500) {
-        if values.contains(where: { $0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || $0.count > maxLength }) {
+        if values.contains(where: { $0.isBlank || $0.count > maxLength }) {
             fail(field, "must contain non-empty texts of at most \(maxLength) characters")
         }
     }
