@@ -33,18 +33,15 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         else {
             return response
         }
-        let kept = cache.admits(key)
-        var body = try await BodyCollector.collect(response.body)
-        // A body grown while it was encoded has up to twice its size in room; a kept one gets a buffer of its
-        // size (not the export, whose buffer is the export cache's own).
-        if kept, !Self.keepsAnySize(request.uri.path), body.capacity > body.readableBytes { body = ByteBuffer(bytes: body.readableBytesView) }
+        let body = try await BodyCollector.collect(response.body)
         var headers = response.headers
         if headers[.eTag] == nil { headers[.eTag] = Self.etag(of: body) }
         let entry = ResponseCache.Entry(headers: headers, body: body)
-        if kept {
+        if cache.admits(key) {
+            // The export's buffer is the export cache's own: kept as it is, and let go when idle.
             let isExport = Self.keepsAnySize(request.uri.path)
             cache.store(
-                isExport ? entry : try entry.deflatedIfLarge(), for: key, dependency: Self.dependency(of: request.uri.path),
+                isExport ? entry : try entry.keptForm(), for: key, dependency: Self.dependency(of: request.uri.path),
                 filledAt: position, dropsWhenIdle: isExport)
         }
         return try Self.answer(entry, to: request)
@@ -98,22 +95,25 @@ final class ResponseCache: FollowsChanges, @unchecked Sendable {
     struct Entry {
         var headers: HTTPFields
         var body: ByteBuffer
-        /// The length of the body as sent when `body` holds it deflated (see `deflatedIfLarge`); nil when
+        /// The length of the body as sent when `body` holds it deflated (see `keptForm`); nil when
         /// `body` is what is sent.
         var inflatedLength: Int? = nil
 
         /// Bodies larger than this are kept deflated.
         static let deflateAbove = 8 << 10
 
-        /// The entry as it is kept: a body over `deflateAbove` is deflated (a full record of 28 source rows,
+        /// The entry as it is kept, in a buffer of its own size (a body grown while it was encoded has up to
+        /// twice its size in room): a body over `deflateAbove` is deflated (a full record of 28 source rows,
         /// 16.8 KB, keeps in 4.7 KB and inflates in about 20 µs). A body already gzipped for the client hardly
         /// shrinks, and is kept as is.
-        func deflatedIfLarge() throws -> Entry {
-            guard body.readableBytes > Self.deflateAbove, headers[.contentEncoding] == nil else { return self }
+        func keptForm() throws -> Entry {
+            guard body.readableBytes > Self.deflateAbove, headers[.contentEncoding] == nil else {
+                guard body.capacity > body.readableBytes else { return self }
+                return Entry(headers: headers, body: ByteBuffer(bytes: body.readableBytesView))
+            }
             var plain = body
-            var deflated = try plain.compress(with: .deflate(configuration: .init(compressionLevel: .fastestCompression)))
-            deflated = ByteBuffer(bytes: deflated.readableBytesView)
-            return Entry(headers: headers, body: deflated, inflatedLength: body.readableBytes)
+            let deflated = try plain.compress(with: .deflate(configuration: .init(compressionLevel: .fastestCompression)))
+            return Entry(headers: headers, body: ByteBuffer(bytes: deflated.readableBytesView), inflatedLength: body.readableBytes)
         }
 
         /// The body to send.
