@@ -17,23 +17,23 @@ extension OakClient {
 
     /// `GET /api/v1/notes/{id}`.
     public func note(id: UUID) async throws(OakClientError) -> Note {
-        try await call("GET", url(["notes", id.uuidString.lowercased()]))
+        try await call("GET", url(["notes", id.wireString]))
     }
 
     /// `POST /api/v1/notes`: creates a note, with the given id if one is given.
     public func createNote(id: UUID? = nil, scientificName: String, sourceId: Int? = nil, fields: NoteFields) async throws(OakClientError) -> Note {
-        let body = NoteBody(id: id?.uuidString.lowercased(), scientificName: scientificName, sourceId: sourceId, fields: fields)
+        let body = NoteBody(id: id?.wireString, scientificName: scientificName, sourceId: sourceId, fields: fields)
         return try await call("POST", url(["notes"]), body: body)
     }
 
     /// `PUT /api/v1/notes/{id}`: replaces a note's fields; with `expectedVersion` only if the note is still at it (else 412).
     public func updateNote(id: UUID, fields: NoteFields, expectedVersion: Int64? = nil) async throws(OakClientError) -> Note {
-        try await call("PUT", url(["notes", id.uuidString.lowercased()]), body: NoteBody(fields: fields), headers: ifMatch(expectedVersion))
+        try await call("PUT", url(["notes", id.wireString]), body: NoteBody(fields: fields), headers: ifMatch(expectedVersion))
     }
 
     /// `DELETE /api/v1/notes/{id}`; with `expectedVersion` only if the note is still at it (else 412).
     public func deleteNote(id: UUID, expectedVersion: Int64? = nil) async throws(OakClientError) {
-        _ = try await send("DELETE", url(["notes", id.uuidString.lowercased()]), headers: ifMatch(expectedVersion))
+        _ = try await send("DELETE", url(["notes", id.wireString]), headers: ifMatch(expectedVersion))
     }
 
     private func ifMatch(_ version: Int64?) -> [String: String] {

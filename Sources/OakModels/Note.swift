@@ -55,7 +55,7 @@ public struct Note: Codable, Hashable, Sendable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id.uuidString.lowercased(), forKey: .id)
+        try container.encode(id.wireString, forKey: .id)
         try container.encode(scientificName, forKey: .scientificName)
         try container.encode(taxonomy, forKey: .taxonomy)
         try container.encode(fields, forKey: .fields)

@@ -91,7 +91,7 @@ public struct SpeciesSource: Codable, Hashable, Sendable {
     /// Writes every wire field; shared with the attributed (source-embedding) form.
     func encodeFields(into container: inout KeyedEncodingContainer<CodingKeys>) throws {
         try container.encode(id, forKey: .id)
-        try container.encode(uuid.uuidString.lowercased(), forKey: .uuid)
+        try container.encode(uuid.wireString, forKey: .uuid)
         try container.encode(scientificName, forKey: .scientificName)
         try container.encode(sourceId, forKey: .sourceId)
         try container.encodeUnlessEmpty(localNames, forKey: .localNames)

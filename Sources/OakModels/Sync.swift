@@ -203,7 +203,7 @@ public struct PushChange: Codable, Hashable, Sendable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id.uuidString.lowercased(), forKey: .id)
+        try container.encode(id.wireString, forKey: .id)
         try container.encode(op, forKey: .op)
         try container.encodeNullable(baseVersion, forKey: .baseVersion)
         try container.encode(WireTime.formatPrecise(updatedAt), forKey: .updatedAt)
@@ -256,7 +256,7 @@ public struct PushResult: Codable, Hashable, Sendable {
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id.uuidString.lowercased(), forKey: .id)
+        try container.encode(id.wireString, forKey: .id)
         try container.encode(status, forKey: .status)
         try container.encodeNullable(version, forKey: .version)
         try container.encodeNullable(note, forKey: .note)

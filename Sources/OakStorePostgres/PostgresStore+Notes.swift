@@ -26,7 +26,7 @@ extension PostgresStore: NoteRepository {
             let id = input.id ?? UUID()
             if try await Self.fetchNote(session, id) != nil {
                 throw OakError(
-                    .conflict, "A note with id \(id.uuidString.lowercased()) already exists", details: ["id": .string(id.uuidString.lowercased())])
+                    .conflict, "A note with id \(id.wireString) already exists", details: ["id": .string(id.wireString)])
             }
             var record = try await Self.newNoteRecord(session, id: id, name: name, sourceId: input.sourceId, fields: newFields, at: now)
             try await Self.insertChecked(session, &record)
@@ -69,11 +69,11 @@ extension PostgresStore: NoteRepository {
     // MARK: Shared with sync
 
     static func fetchNote(_ session: PostgresSession, _ id: UUID) async throws -> Note? {
-        try await session.row("\(StoreSQL.noteSelect) WHERE ss.uuid = $1", [.text(id.uuidString.lowercased())]).map(Note.init(row:))
+        try await session.row("\(StoreSQL.noteSelect) WHERE ss.uuid = $1", [.text(id.wireString)]).map(Note.init(row:))
     }
 
     static func requireNote(_ session: PostgresSession, _ id: UUID) async throws -> Note {
-        guard let note = try await fetchNote(session, id) else { throw OakError.notFound("Note", id.uuidString.lowercased()) }
+        guard let note = try await fetchNote(session, id) else { throw OakError.notFound("Note", id.wireString) }
         return note
     }
 
@@ -106,8 +106,8 @@ extension PostgresStore: NoteRepository {
 
     /// A note's row with `fields` applied and validated (a 400 naming the field), not yet written.
     static func noteRecord(_ session: PostgresSession, id: UUID, fields: NoteFields) async throws -> SpeciesSource {
-        guard let row = try await session.row("SELECT * FROM species_sources WHERE uuid = $1", [.text(id.uuidString.lowercased())]) else {
-            throw OakError.notFound("Note", id.uuidString.lowercased())
+        guard let row = try await session.row("SELECT * FROM species_sources WHERE uuid = $1", [.text(id.wireString)]) else {
+            throw OakError.notFound("Note", id.wireString)
         }
         var record = SpeciesSource(row: row)
         fields.apply(to: &record)

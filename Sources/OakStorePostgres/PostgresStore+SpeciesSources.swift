@@ -63,7 +63,7 @@ extension PostgresStore: SpeciesSourceRepository {
     /// Records `time` as when a deleted note's delete happened.
     static func stampTombstone(_ session: PostgresSession, _ id: UUID, at time: Date) async throws {
         try await session.execute(
-            "UPDATE change_log SET deleted_at = $1 WHERE entity = 'notes' AND entity_key = $2", [StoredValue(time), .text(id.uuidString.lowercased())])
+            "UPDATE change_log SET deleted_at = $1 WHERE entity = 'notes' AND entity_key = $2", [StoredValue(time), .text(id.wireString)])
     }
 
     /// Inserts a new row after checking its species, source and uniqueness; source-3 rows default to preferred.

@@ -124,31 +124,28 @@ extension PostgresStore: SyncRepository {
     /// Applies a change once and answers its result as JSON (`PushResult`): a change seen before (same
     /// `digest`, its receipt digest) gets its recorded result and changes nothing.
     static func applyOnce(_ session: PostgresSession, _ change: PushChange, digest: String, now: Date, batch: inout PushBatch) async throws -> Data {
-        if let stored = batch.receipts[digest] { return Data(stored.utf8) }
-        let current: Note?
-        let tombstone: NoteTombstone?
-        if let known = batch.state(of: change.id) {
-            (current, tombstone) = known
-        } else {
-            current = try await fetchNote(session, change.id)
-            tombstone = current == nil ? try await fetchTombstone(session, change.id) : nil
+        if let recorded = batch.recordedAnswer(digest: digest) { return recorded }
+        let known: (note: Note?, tombstone: NoteTombstone?)
+        if let state = batch.state(of: change.id) { known = state } else { known = try await storedState(session, change.id) }
+        switch try await decide(session, change, current: known.note, tombstone: known.tombstone, now: now) {
+        case .answer(let result): return try batch.answer(result, for: change, digest: digest)
+        case .stored(let id): return batch.answer(stored: try await appliedResult(session, id), for: change, digest: digest)
         }
-        let encoded: Data
-        if let result = try await decide(session, change, current: current, tombstone: tombstone, now: now) {
-            encoded = try WireJSON.encoder.encode(result)
-            // A rejection changed nothing: re-sending it is evaluated afresh (it may pass once its cause is fixed).
-            guard result.status != .rejected else { return encoded }
-        } else {
-            guard
-                let row = try await session.row(
-                    PulledNoteColumn.selection + " WHERE c.entity = 'notes' AND c.entity_key = $1", [.text(change.id.uuidString.lowercased())])
-            else { throw OakError.notFound("Note", change.id.uuidString.lowercased()) }
-            var json = JSONOutput(capacity: 1024)
-            try json.appliedPushResult(id: change.id, PostgresColumns(row))
-            encoded = json.withBytes { Data($0) }
-        }
-        batch.record(String(decoding: encoded, as: UTF8.self), for: change, digest: digest)
-        return encoded
+    }
+
+    /// A note as stored, or when there is none its tombstone.
+    static func storedState(_ session: PostgresSession, _ id: UUID) async throws -> (note: Note?, tombstone: NoteTombstone?) {
+        let note = try await fetchNote(session, id)
+        return (note, note == nil ? try await fetchTombstone(session, id) : nil)
+    }
+
+    /// The result of an upsert just stored, `PushResult` with the note as the pull writes it.
+    static func appliedResult(_ session: PostgresSession, _ id: UUID) async throws -> Data {
+        guard let row = try await session.row(PulledNoteColumn.selection + " WHERE c.entity = 'notes' AND c.entity_key = $1", [.text(id.wireString)])
+        else { throw OakError.notFound("Note", id.wireString) }
+        var json = JSONOutput(capacity: 1024)
+        try json.appliedPushResult(id: id, PostgresColumns(row))
+        return json.withBytes { Data($0) }
     }
 
     /// Reads what a push batch's changes need, in three queries (see `PushBatch`).
@@ -174,9 +171,9 @@ extension PostgresStore: SyncRepository {
     }
 
     /// Carries out the shared push rule (`PushPlan`) for one change, given the note as stored (`current`) or
-    /// its tombstone: its result, or nil when the note was stored (answered with the note as stored).
+    /// its tombstone.
     static func decide(_ session: PostgresSession, _ change: PushChange, current: Note?, tombstone: NoteTombstone?, now: Date)
-        async throws -> PushResult?
+        async throws -> PushDecision
     {
         var storedName: String?
         if current != nil, let body = change.note { storedName = try await Self.storedName(session, body.scientificName) }
@@ -185,13 +182,13 @@ extension PostgresStore: SyncRepository {
                 for: change, current: current, tombstone: tombstone, now: now, storedName: { storedName ?? Species.normalizedName($0) })
             switch plan {
             case .answer(let result):
-                return result
+                return .answer(result)
             case .delete(let note, let time):
                 try await deleteSpeciesSource(session, try await fetchSpeciesSource(session, note.scientificName, note.sourceId), at: time)
-                return PushResult(id: change.id, status: .applied, version: try await fetchTombstone(session, change.id)?.version)
+                return .answer(PushResult(id: change.id, status: .applied, version: try await fetchTombstone(session, change.id)?.version))
             case .moveTombstone(let tombstone, let time):
                 try await stampTombstone(session, change.id, at: time)
-                return PushResult(id: change.id, status: .applied, version: tombstone.version)
+                return .answer(PushResult(id: change.id, status: .applied, version: tombstone.version))
             case .update(let fields, let time):
                 try await saveNote(session, id: change.id, fields: fields, updatedAt: time)
             case .unchanged:
@@ -205,12 +202,12 @@ extension PostgresStore: SyncRepository {
             guard case .string(let otherID)? = error.details?["id"], let id = UUID(uuidString: otherID),
                 let winner = try await fetchNote(session, id)
             else { throw error }
-            return PushResult(id: change.id, status: .stale, version: winner.version, note: winner)
+            return .answer(PushResult(id: change.id, status: .stale, version: winner.version, note: winner))
         } catch let error as OakError {
             guard let result = PushPlan.rejection(of: change, error) else { throw error }
-            return result
+            return .answer(result)
         }
-        return nil
+        return .stored(change.id)
     }
 
     /// A deleted note's tombstone.
@@ -218,7 +215,7 @@ extension PostgresStore: SyncRepository {
         guard
             let row = try await session.row(
                 "SELECT seq, COALESCE(deleted_at, changed_at) AS deleted_at FROM change_log WHERE entity = 'notes' AND entity_key = $1 AND op = 'delete'",
-                [.text(id.uuidString.lowercased())])
+                [.text(id.wireString)])
         else { return nil }
         return NoteTombstone(version: row.integer("seq") ?? 0, deletedAt: ColumnCoding.date(row.text("deleted_at")))
     }

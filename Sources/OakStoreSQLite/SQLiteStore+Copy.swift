@@ -40,7 +40,7 @@ extension SQLiteStore: CopyEndpoint {
                 let placeholders = Array(repeating: "?", count: table.columns.count).joined(separator: ", ")
                 let statement = try db.makeStatement(sql: "INSERT INTO \(table.name) (\(table.selectList)) VALUES (\(placeholders))")
                 for row in rows[table.name] ?? [] {
-                    try statement.execute(arguments: StatementArguments(row.map(\.databaseValue)))
+                    try statement.execute(arguments: StatementArguments(row))
                     done += 1
                     if done % 500 == 0 { progress(done) }
                 }

@@ -19,7 +19,7 @@ extension SQLiteStore: NoteRepository {
 
     public func note(id: UUID) async throws -> Note {
         try read { db in
-            guard let note = try Self.fetchNote(db, id) else { throw OakError.notFound("Note", id.uuidString.lowercased()) }
+            guard let note = try Self.fetchNote(db, id) else { throw OakError.notFound("Note", id.wireString) }
             return note
         }
     }
@@ -30,7 +30,7 @@ extension SQLiteStore: NoteRepository {
             let now = self.now
             let id = input.id ?? UUID()
             if try Self.fetchNote(db, id) != nil {
-                throw OakError(.conflict, "A note with id \(id.uuidString.lowercased()) already exists", details: ["id": .string(id.uuidString.lowercased())])
+                throw OakError(.conflict, "A note with id \(id.wireString) already exists", details: ["id": .string(id.wireString)])
             }
             var record = try Self.newNoteRecord(db, id: id, name: name, sourceId: input.sourceId, fields: fields, at: now)
             try Self.insertNewNote(db, &record)
@@ -71,12 +71,12 @@ extension SQLiteStore: NoteRepository {
     // MARK: Shared with sync
 
     static func fetchNote(_ db: Database, _ id: UUID) throws -> Note? {
-        try db.fetchOne(cachedSQL: "\(StoreSQL.noteSelect) WHERE ss.uuid = ?", arguments: [id.uuidString.lowercased()], Note.init(row:))
+        try db.fetchOne(cachedSQL: "\(StoreSQL.noteSelect) WHERE ss.uuid = ?", arguments: [id.wireString], Note.init(row:))
     }
 
     /// The note, which must exist and, when a version is expected, be at that version.
     static func requireNote(_ db: Database, _ id: UUID, expectedVersion: Int64? = nil) throws -> Note {
-        guard let note = try fetchNote(db, id) else { throw OakError.notFound("Note", id.uuidString.lowercased()) }
+        guard let note = try fetchNote(db, id) else { throw OakError.notFound("Note", id.wireString) }
         try note.check(expectedVersion: expectedVersion)
         return note
     }
@@ -118,8 +118,8 @@ extension SQLiteStore: NoteRepository {
     static func noteRecord(_ db: Database, id: UUID, fields: NoteFields) throws -> SpeciesSource {
         guard
             var record = try db.fetchOne(
-                cachedSQL: "SELECT * FROM species_sources WHERE uuid = ?", arguments: [id.uuidString.lowercased()], SpeciesSource.init(row:))
-        else { throw OakError.notFound("Note", id.uuidString.lowercased()) }
+                cachedSQL: "SELECT * FROM species_sources WHERE uuid = ?", arguments: [id.wireString], SpeciesSource.init(row:))
+        else { throw OakError.notFound("Note", id.wireString) }
         fields.apply(to: &record)
         try NoteFields.validate(record)
         return record

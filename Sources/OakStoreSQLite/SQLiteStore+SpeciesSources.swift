@@ -67,7 +67,7 @@ extension SQLiteStore: SpeciesSourceRepository {
     static func stampTombstone(_ db: Database, _ id: UUID, at time: Date) throws {
         try db.execute(
             cachedSQL: "UPDATE change_log SET deleted_at = ? WHERE entity = 'notes' AND entity_key = ?",
-            arguments: [WireTime.formatPrecise(time), id.uuidString.lowercased()])
+            arguments: [WireTime.formatPrecise(time), id.wireString])
     }
 
     /// Inserts a new row after checking its species, source and uniqueness; source-3 rows default to preferred.
@@ -96,7 +96,7 @@ extension SQLiteStore: SpeciesSourceRepository {
 
     /// Inserts a row whose species, source and uniqueness were checked; sets its row id.
     static func insertChecked(_ db: Database, _ record: inout SpeciesSource) throws {
-        try db.execute(cachedSQL: insertSpeciesSource, arguments: StatementArguments(record.columnList.map { $0.databaseValue }))
+        try db.execute(cachedSQL: insertSpeciesSource, arguments: StatementArguments(record.columnList))
         record.id = Int(db.lastInsertedRowID)
     }
 

@@ -171,26 +171,18 @@ extension SQLiteStore: SyncRepository {
     /// Applies a change once and answers its result as JSON (`PushResult`): a change seen before (same
     /// `digest`, its receipt digest) gets its recorded result and changes nothing.
     static func applyOnce(_ db: Database, _ change: PushChange, digest: String, now: Date, batch: inout PushBatch) throws -> Data {
-        if let stored = batch.receipts[digest] { return Data(stored.utf8) }
-        let current: Note?
-        let tombstone: NoteTombstone?
-        if let known = batch.state(of: change.id) {
-            (current, tombstone) = known
-        } else {
-            current = try fetchNote(db, change.id)
-            tombstone = current == nil ? try fetchTombstone(db, change.id) : nil
+        if let recorded = batch.recordedAnswer(digest: digest) { return recorded }
+        let known = try batch.state(of: change.id) ?? storedState(db, change.id)
+        switch try decide(db, change, current: known.note, tombstone: known.tombstone, now: now) {
+        case .answer(let result): return try batch.answer(result, for: change, digest: digest)
+        case .stored(let id): return batch.answer(stored: try appliedResult(db, id), for: change, digest: digest)
         }
-        let encoded: Data
-        switch try decide(db, change, current: current, tombstone: tombstone, now: now) {
-        case .answer(let result):
-            encoded = try WireJSON.encoder.encode(result)
-            // A rejection changed nothing: re-sending it is evaluated afresh (it may pass once its cause is fixed).
-            guard result.status != .rejected else { return encoded }
-        case .stored(let id):
-            encoded = try appliedResult(db, id)
-        }
-        batch.record(String(decoding: encoded, as: UTF8.self), for: change, digest: digest)
-        return encoded
+    }
+
+    /// A note as stored, or when there is none its tombstone.
+    static func storedState(_ db: Database, _ id: UUID) throws -> (note: Note?, tombstone: NoteTombstone?) {
+        let note = try fetchNote(db, id)
+        return (note, note == nil ? try fetchTombstone(db, id) : nil)
     }
 
     /// Reads what a push batch's changes need, in three queries (see `PushBatch`).
@@ -220,18 +212,12 @@ extension SQLiteStore: SyncRepository {
             arguments: [ColumnCoding.json(batch.newReceipts)])
     }
 
-    /// What a pushed change comes to: a result, or an upsert stored (answered with the note as stored).
-    enum PushDecision {
-        case answer(PushResult)
-        case stored(UUID)
-    }
-
     /// The result of an upsert just stored, `PushResult` with the note as the pull writes it: one query,
     /// no `Note` built, no `JSONEncoder` (they were a fifth of a push's time).
     static func appliedResult(_ db: Database, _ id: UUID) throws -> Data {
         let statement = try db.cachedStatement(sql: PulledNoteColumn.queryByKey)
-        let rows = try Row.fetchCursor(statement, arguments: [id.uuidString.lowercased()])
-        guard try rows.next() != nil else { throw OakError.notFound("Note", id.uuidString.lowercased()) }
+        let rows = try Row.fetchCursor(statement, arguments: [id.wireString])
+        guard try rows.next() != nil else { throw OakError.notFound("Note", id.wireString) }
         var json = JSONOutput(capacity: 1024)
         try json.appliedPushResult(id: id, StatementColumns(statement))
         withExtendedLifetime(rows) {}
@@ -279,7 +265,7 @@ extension SQLiteStore: SyncRepository {
                 db,
                 cachedSQL:
                     "SELECT seq, COALESCE(deleted_at, changed_at) AS deleted_at FROM change_log WHERE entity = 'notes' AND entity_key = ? AND op = 'delete'",
-                arguments: [id.uuidString.lowercased()])
+                arguments: [id.wireString])
         else { return nil }
         return NoteTombstone(version: row["seq"], deletedAt: ColumnCoding.date(row["deleted_at"]))
     }

@@ -136,7 +136,7 @@ enum Schema {
         let ids = try Int64.fetchAll(db, sql: "SELECT id FROM species_sources WHERE uuid IS NULL")
         for id in ids {
             try db.execute(
-                sql: "UPDATE species_sources SET uuid = ? WHERE id = ?", arguments: [UUID().uuidString.lowercased(), id])
+                sql: "UPDATE species_sources SET uuid = ? WHERE id = ?", arguments: [UUID().wireString, id])
         }
         try db.execute(
             sql: """

@@ -86,7 +86,7 @@ public struct LegacyAppImport: Sendable {
         let sourceId = old.sourceId.map { sourceIDs[$0] ?? $0 } ?? Source.personalObservationID
         var name = Species.normalizedName(old.taxonomy.species)
         guard !name.isEmpty else {
-            summary.problems.append("note \(old.id.uuidString.lowercased()): it names no species")
+            summary.problems.append("note \(old.id.wireString): it names no species")
             return
         }
         if let known = try (LocalStore.record(db, .species(name)) as Species?) ?? LocalStore.record(db, .species(Species.alternateName(name))) {
@@ -104,7 +104,7 @@ public struct LegacyAppImport: Sendable {
                 name = species.scientificName
                 summary.createdSpecies += 1
             } catch let error as OakError {
-                summary.problems.append("note \(old.id.uuidString.lowercased()) (\(name)): \(error.summary)")
+                summary.problems.append("note \(old.id.wireString) (\(name)): \(error.summary)")
                 return
             }
         }

@@ -60,7 +60,7 @@ public final class NotesRepository: Sendable {
                 // A note deleted here but not yet pushed is brought back under its id.
                 guard existing.syncStatus == .pendingDelete else {
                     throw OakError(
-                        .conflict, "'\(name)' already has a note from source \(sourceId)", details: ["id": .string(existing.id.uuidString.lowercased())])
+                        .conflict, "'\(name)' already has a note from source \(sourceId)", details: ["id": .string(existing.id.wireString)])
                 }
                 existing.createdAt = now
                 note = existing
@@ -113,7 +113,7 @@ public final class NotesRepository: Sendable {
 
     private static func existing(_ db: Database, _ id: UUID) throws -> LocalNote {
         guard let note = try LocalNote.fetchOne(db, key: id), note.syncStatus != .pendingDelete else {
-            throw OakError.notFound("note", id.uuidString.lowercased())
+            throw OakError.notFound("note", id.wireString)
         }
         return note
     }

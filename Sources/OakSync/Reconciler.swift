@@ -93,7 +93,7 @@ struct Reconciler: Sendable {
             var gone: [UUID] = []
             let synced = try UUID.fetchCursor(db, sql: "SELECT id FROM notes WHERE sync_status = 'synced'")
             while let id = try synced.next() {
-                if !present.contains("notes/\(id.uuidString.lowercased())") { gone.append(id) }
+                if !present.contains("notes/\(id.wireString)") { gone.append(id) }
             }
             _ = try LocalNote.deleteAll(db, keys: gone)
             for row in try Row.fetchAll(db, sql: "SELECT entity, key FROM catalog WHERE sync_status = 'synced'")

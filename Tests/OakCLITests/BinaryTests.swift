@@ -37,6 +37,8 @@ struct OakBinary {
         process.standardOutput = output
         process.standardError = error
         try process.launchOneAtATime()
+        // Read while the process runs: a child writing more than a pipe holds (64 KiB) waits for a reader.
+        let (outputText, errorText) = (PipeText(output), PipeText(error))
         let deadline = ContinuousClock.now + timeout
         while process.isRunning {
             if ContinuousClock.now > deadline {
@@ -49,8 +51,28 @@ struct OakBinary {
         process.waitUntilExit()
         return Outcome(
             status: process.terminationStatus,
-            output: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-            error: String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+            output: outputText.wait(), error: errorText.wait())
+    }
+}
+
+/// What a child process writes to a pipe, read to its end on a thread of its own.
+final class PipeText: @unchecked Sendable {
+    private let finished = DispatchSemaphore(value: 0)
+    /// Written once by the reading thread before `finished` is signalled; read only after waiting for it.
+    private var data = Data()
+
+    init(_ pipe: Pipe) {
+        let handle = pipe.fileHandleForReading
+        DispatchQueue.global().async { [self] in
+            data = handle.readDataToEndOfFile()
+            finished.signal()
+        }
+    }
+
+    /// The text, once the writing end is closed (the process exited).
+    func wait() -> String {
+        finished.wait()
+        return String(decoding: data, as: UTF8.self)
     }
 }
 

@@ -55,7 +55,7 @@ final class ServerProcess: @unchecked Sendable {
         }
         process.environment = ["HOME": home.path, "OAK_API_KEY": key, "PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
         if let log {
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let handle = try FileHandle(forWritingTo: log)
             process.standardOutput = handle
             process.standardError = handle
@@ -172,6 +172,24 @@ struct CatalogCommandTests {
         let roundTripped = try JSONDecoder().decode(ExportFile.self, from: Data(again.output.utf8))
         #expect(roundTripped.species == original.species)
         #expect(roundTripped.sources == original.sources)
+    }
+
+    @Test("a large compendium exported to standard output arrives whole (more than a pipe holds at once)")
+    func largeExportToStandardOutput() async throws {
+        let (home, path) = try await starterDatabase()
+        let species = (0..<600).map { index in
+            #"{"name": "synthetica\#(index)", "is_hybrid": false, "author": "Tester \#(String(repeating: "x", count: 80))", "taxonomy": {"genus": "Quercus"}}"#
+        }
+        let file = home.appendingPathComponent("many.json")
+        try Data(#"{"sources": [], "species": [\#(species.joined(separator: ","))]}"#.utf8).write(to: file)
+        let imported = try await OakBinary.run(["import", file.path, "-d", path], home: home)
+        #expect(imported.status == 0, "\(imported.error)")
+
+        let exported = try await OakBinary.run(["export", "-d", path], home: home)
+        #expect(exported.status == 0)
+        #expect(exported.output.utf8.count > 64 << 10)
+        let decoded = try JSONDecoder().decode(ExportFile.self, from: Data(exported.output.utf8))
+        #expect(decoded.species.count == 696)
     }
 
     @Test("bad files (truncated JSON, wrong types, unknown source id) are reported with their place, and nothing is written; --dry-run writes nothing")

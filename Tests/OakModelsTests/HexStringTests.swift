@@ -1,3 +1,4 @@
+import Foundation
 import OakModels
 import Testing
 
@@ -18,5 +19,18 @@ extension HexStringTests {
         #expect(digest.strongETag == "\"00081018202830384048505860687078\"")
         #expect([0xAB].strongETag == "\"ab\"")
         #expect([UInt8]().strongETag == "\"\"")
+    }
+}
+
+extension HexStringTests {
+    @Test("an id is written lowercase and hyphenated, as Foundation's uuidString lowercased, for any id")
+    func wireIDs() throws {
+        let fixed = try #require(UUID(uuidString: "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9"))
+        #expect(fixed.wireString == "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9")
+        #expect(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)).wireString == "00000000-0000-0000-0000-000000000000")
+        for _ in 0..<1_000 {
+            let id = UUID()
+            #expect(id.wireString == id.uuidString.lowercased())
+        }
     }
 }

@@ -26,7 +26,7 @@ public enum NotesCommands {
             guard !notes.isEmpty else { return "No notes from source \(sourceId)\(species.map { " for \($0)" } ?? "")." }
             var table = Table("SPECIES", "UPDATED", "COMMON NAMES", "ID")
             for note in notes {
-                table.add(note.scientificName, WireTime.format(note.updatedAt), note.fields.commonNames ?? "", note.id.uuidString.lowercased())
+                table.add(note.scientificName, WireTime.format(note.updatedAt), note.fields.commonNames ?? "", note.id.wireString)
             }
             return table.text
         }

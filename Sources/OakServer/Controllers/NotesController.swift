@@ -32,7 +32,7 @@ struct NotesController {
         let note = try await repository.createNote(try await request.decodeJSON(NoteInput.self))
         var response = try JSONResponse(status: .created, body: note).response(from: request, context: context)
         response.headers[.eTag] = note.etag
-        response.headers[.location] = "/api/v1/notes/\(note.id.uuidString.lowercased())"
+        response.headers[.location] = "/api/v1/notes/\(note.id.wireString)"
         return response
     }
 

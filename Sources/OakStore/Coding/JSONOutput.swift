@@ -291,16 +291,16 @@ extension JSONOutput {
         raw(#"":"#)
     }
 
-    /// A column's text (nil for NULL) as JSON, as its kind says; not for integer kinds.
+    /// A column's text (nil for NULL) as JSON, as its kind says. Number kinds are read as numbers by
+    /// `members`, not here; any other kind is plain text.
     public mutating func value(text: UnsafeBufferPointer<UInt8>?, _ kind: ColumnKind) throws {
         switch kind {
-        case .text: if let text { string(utf8: text) } else { null() }
         case .stringList: stringList(text: text)
         case .joinedList: joinedList(text: text)
         case .valueList: try valueList(text: text)
         case .timestamp: timestamp(text: text)
         case .uuid: uuid(text: text)
-        case .integer, .boolean: null()
+        default: if let text { string(utf8: text) } else { null() }
         }
     }
 

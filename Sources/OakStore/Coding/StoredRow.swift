@@ -135,7 +135,7 @@ extension SpeciesSource {
     /// The values of `columnNames`, in order (a note's insert is a statement written once, with no dictionary).
     package var columnList: [StoredValue] {
         [
-            StoredValue(uuid.uuidString.lowercased()), StoredValue(scientificName), StoredValue(sourceId), StoredValue(list: localNames),
+            StoredValue(uuid.wireString), StoredValue(scientificName), StoredValue(sourceId), StoredValue(list: localNames),
             StoredValue(range), StoredValue(growthHabit), StoredValue(leaves), StoredValue(flowers), StoredValue(fruits),
             StoredValue(bark), StoredValue(twigs), StoredValue(buds), StoredValue(hardinessHabitat), StoredValue(miscellaneous),
             StoredValue(url), StoredValue(isPreferred), StoredValue(createdAt), StoredValue(updatedAt),

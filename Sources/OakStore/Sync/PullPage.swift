@@ -84,7 +84,7 @@ extension JSONOutput {
     @inlinable
     public mutating func appliedPushResult(id: UUID, _ columns: some ColumnReader) throws {
         raw(#"{"error":null,"id":"#)
-        string(id.uuidString.lowercased())
+        string(id.wireString)
         raw(#","note":"#)
         try pulledNote(columns)
         raw(#","status":"applied","version":"#)

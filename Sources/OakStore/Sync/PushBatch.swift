@@ -9,7 +9,7 @@ import OakModels
 package struct PushBatch: Sendable {
     /// The receipt digest of each change of the batch, in order: computed once, for the query and the changes.
     package let digests: [String]
-    package private(set) var receipts: [String: String] = [:]
+    private var receipts: [String: String] = [:]
     private var notes: [UUID: Note] = [:]
     private var tombstones: [UUID: NoteTombstone] = [:]
     private var written: Set<UUID> = []
@@ -27,7 +27,7 @@ package struct PushBatch: Sendable {
 
     /// The ids the batch names, lowercased, as a JSON array (the parameter of the note and tombstone queries).
     package static func ids(of changes: [PushChange]) -> String {
-        ColumnCoding.json(Set(changes.map { $0.id.uuidString.lowercased() }).sorted())
+        ColumnCoding.json(Set(changes.map { $0.id.wireString }).sorted())
     }
 
     /// The receipts among `elements` (the JSON array's elements, in the backend's dialect): `digest, result`.
@@ -66,9 +66,30 @@ package struct PushBatch: Sendable {
         return (notes[id], notes[id] == nil ? tombstones[id] : nil)
     }
 
-    /// Records the result of a change that was carried out (not a rejection): its note may have changed, and
-    /// the same change re-sent, in this batch or later, gets this result.
-    package mutating func record(_ result: String, for change: PushChange, digest: String) {
+    /// The answer recorded for a change seen before (the same digest, in this batch or an earlier one): it is
+    /// answered again and changes nothing.
+    package func recordedAnswer(digest: String) -> Data? {
+        receipts[digest].map { Data($0.utf8) }
+    }
+
+    /// Answers a change with the result the push rule gave. It is recorded unless it is a rejection: that
+    /// changed nothing, and the same change re-sent is evaluated afresh (it may pass once its cause is fixed).
+    package mutating func answer(_ result: PushResult, for change: PushChange, digest: String) throws -> Data {
+        let encoded = try WireJSON.encoder.encode(result)
+        if result.status != .rejected { record(encoded, for: change, digest: digest) }
+        return encoded
+    }
+
+    /// Answers an upsert that was stored, with its result as the backend wrote it (`appliedPushResult`).
+    package mutating func answer(stored encoded: Data, for change: PushChange, digest: String) -> Data {
+        record(encoded, for: change, digest: digest)
+        return encoded
+    }
+
+    /// Records the result of a change that was carried out: its note may have changed, and the same change
+    /// re-sent, in this batch or later, gets this result.
+    private mutating func record(_ encoded: Data, for change: PushChange, digest: String) {
+        let result = String(decoding: encoded, as: UTF8.self)
         written.insert(change.id)
         receipts[digest] = result
         newReceipts.append([digest, result])

@@ -80,3 +80,9 @@ package enum PushPlan: Equatable, Sendable {
         return PushResult(id: change.id, status: .rejected, error: error)
     }
 }
+
+/// What a pushed change comes to in a backend: a result, or an upsert stored (answered with the note as stored).
+package enum PushDecision {
+    case answer(PushResult)
+    case stored(UUID)
+}

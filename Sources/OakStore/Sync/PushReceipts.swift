@@ -9,7 +9,7 @@ public enum PushReceipts {
     public static func digest(of change: PushChange) -> String {
         let note = change.note.map { "\($0.scientificName)|\($0.sourceId.map(String.init) ?? "-")|\($0.fields.tieBreakKey)" } ?? "-"
         let text =
-            "\(change.id.uuidString.lowercased())|\(change.op.rawValue)|\(change.baseVersion.map(String.init) ?? "-")|"
+            "\(change.id.wireString)|\(change.op.rawValue)|\(change.baseVersion.map(String.init) ?? "-")|"
             + "\(WireTime.formatPrecise(change.updatedAt))|\(note)"
         return SHA256.hash(data: Data(text.utf8)).hexString
     }
