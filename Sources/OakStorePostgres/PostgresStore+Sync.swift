@@ -37,15 +37,13 @@ extension PostgresStore: SyncRepository {
         return try await write { session in
             // Each statement is a round trip: what every change of the batch needs is read in three queries.
             var batch = try await Self.pushBatch(session, changes)
-            var json = JSONOutput(capacity: changes.count * 1024)
-            json.raw(#"{"results":["#)
             for (index, change) in changes.enumerated() {
-                if index > 0 { json.raw(",") }
-                json.raw(try await Self.applyOnce(session, change, digest: batch.digests[index], now: now, batch: &batch))
+                if batch.awaitsAnswer(for: change.id) { try await Self.answerStored(session, &batch) }
+                try await Self.applyOnce(session, index, now: now, batch: &batch)
             }
-            json.raw("]}")
+            try await Self.answerStored(session, &batch)
             try await Self.saveReceipts(session, batch)
-            return json.withBytes { ByteBuffer(bytes: $0) }
+            return batch.resultsJSON().withBytes { ByteBuffer(bytes: $0) }
         }
     }
 
@@ -121,15 +119,16 @@ extension PostgresStore: SyncRepository {
 
     // MARK: Push
 
-    /// Applies a change once and answers its result as JSON (`PushResult`): a change seen before (same
-    /// `digest`, its receipt digest) gets its recorded result and changes nothing.
-    static func applyOnce(_ session: PostgresSession, _ change: PushChange, digest: String, now: Date, batch: inout PushBatch) async throws -> Data {
-        if let recorded = batch.recordedAnswer(digest: digest) { return recorded }
+    /// Applies the change at `index` once and answers it (`PushBatch`): a change seen before (same receipt
+    /// digest) gets its recorded answer and changes nothing.
+    static func applyOnce(_ session: PostgresSession, _ index: Int, now: Date, batch: inout PushBatch) async throws {
+        if batch.answerIfSeen(index) { return }
+        let change = batch.changes[index]
         let known: (note: Note?, tombstone: NoteTombstone?)
         if let state = batch.state(of: change.id) { known = state } else { known = try await storedState(session, change.id) }
         switch try await decide(session, change, current: known.note, tombstone: known.tombstone, now: now) {
-        case .answer(let result): return try batch.answer(result, for: change, digest: digest)
-        case .stored(let id): return batch.answer(stored: try await appliedResult(session, id), for: change, digest: digest)
+        case .answer(let result): try batch.answer(index, with: result)
+        case .stored: batch.awaitAnswer(index)
         }
     }
 
@@ -139,13 +138,19 @@ extension PostgresStore: SyncRepository {
         return (note, note == nil ? try await fetchTombstone(session, id) : nil)
     }
 
-    /// The result of an upsert just stored, `PushResult` with the note as the pull writes it.
-    static func appliedResult(_ session: PostgresSession, _ id: UUID) async throws -> Data {
-        guard let row = try await session.row(PulledNoteColumn.selection + " WHERE c.entity = 'notes' AND c.entity_key = $1", [.text(id.wireString)])
-        else { throw OakError.notFound("Note", id.wireString) }
-        var json = JSONOutput(capacity: 1024)
-        try json.appliedPushResult(id: id, PostgresColumns(row))
-        return json.withBytes { Data($0) }
+    /// Answers the upserts of the batch stored since the last call (`PushBatch.awaitAnswer`) with their notes
+    /// as the pull writes them, from one query.
+    static func answerStored(_ session: PostgresSession, _ batch: inout PushBatch) async throws {
+        guard let ids = batch.awaitedIDsJSON else { return }
+        try await session.forEach(
+            PulledNoteColumn.selection + " WHERE c.entity = 'notes' AND c.entity_key IN (SELECT jsonb_array_elements_text($1::jsonb))", [.text(ids)]
+        ) { columns in
+            guard let key = columns.string(PulledNoteColumn.uuid.rawValue), let id = batch.awaitedID(key: key) else { return }
+            var json = JSONOutput(capacity: 1024)
+            try json.appliedPushResult(id: id, columns)
+            batch.answerAwaited(key: key, encoded: json.withBytes { Data($0) })
+        }
+        try batch.finishAwaited()
     }
 
     /// Reads what a push batch's changes need, in three queries (see `PushBatch`).
@@ -207,7 +212,7 @@ extension PostgresStore: SyncRepository {
             guard let result = PushPlan.rejection(of: change, error) else { throw error }
             return .answer(result)
         }
-        return .stored(change.id)
+        return .stored
     }
 
     /// A deleted note's tombstone.

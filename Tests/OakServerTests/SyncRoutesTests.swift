@@ -371,6 +371,9 @@ struct SyncRoutesTests {
             let second = try #require(results[1]["version"] as? Int)
             #expect(second > first)
             #expect(results[2]["version"] as? Int == first)
+            // Each answer is the note as that change left it; the repeated change gets the first answer again.
+            let barks = results.map { (($0["note"] as? [String: Any])?["fields"] as? [String: Any])?["bark"] as? String }
+            #expect(barks == ["created", "edited", "created"])
             let stored = try await client.send(.get, "/api/v1/notes/\(id)").object()
             #expect((stored["fields"] as? [String: Any])?["bark"] as? String == "edited")
             #expect(try await env.count("SELECT COUNT(*) FROM sync_receipts") == 2)

@@ -5,10 +5,19 @@ import OakModels
 /// before (by digest), and the stored notes and tombstones of the ids it names. A note a change of the batch
 /// may have written is read again when a later change names it (`state(of:)` answers nil). The batch's own
 /// receipts are kept for changes repeated in it and written together at its end. Each backend fills it with
-/// its queries (`receiptsQuery`, `tombstonesQuery`, its note select) and carries out the changes.
+/// its queries (`receiptsQuery`, `tombstonesQuery`, its note select), carries out the changes and answers each
+/// (`answer`). An upsert stored is answered with the note as stored: those answers are read together, in one
+/// query for all the upserts stored since the last (`awaitAnswer`, `answerAwaited`), before a later change
+/// names one of their notes and at the batch's end.
 package struct PushBatch: Sendable {
+    /// The changes, in order.
+    package let changes: [PushChange]
     /// The receipt digest of each change of the batch, in order: computed once, for the query and the changes.
     package let digests: [String]
+    /// The answer to each change, in order, once it has one.
+    private var answers: [Data?]
+    /// The changes stored whose answers are still to be read, by note id (`wireString`): their positions.
+    private var awaiting: [String: Int] = [:]
     private var receipts: [String: String] = [:]
     private var notes: [UUID: Note] = [:]
     private var tombstones: [UUID: NoteTombstone] = [:]
@@ -17,7 +26,9 @@ package struct PushBatch: Sendable {
     package private(set) var newReceipts: [[String]] = []
 
     package init(_ changes: [PushChange]) {
+        self.changes = changes
         digests = changes.map { PushReceipts.digest(of: $0) }
+        answers = Array(repeating: nil, count: changes.count)
     }
 
     /// The digests as a JSON array (the parameter of `receiptsQuery`).
@@ -66,32 +77,76 @@ package struct PushBatch: Sendable {
         return (notes[id], notes[id] == nil ? tombstones[id] : nil)
     }
 
-    /// The answer recorded for a change seen before (the same digest, in this batch or an earlier one): it is
-    /// answered again and changes nothing.
-    package func recordedAnswer(digest: String) -> Data? {
-        receipts[digest].map { Data($0.utf8) }
+    /// Answers the change at `index` as before when it was seen before (the same digest, in this batch or an
+    /// earlier one): then it changes nothing.
+    package mutating func answerIfSeen(_ index: Int) -> Bool {
+        guard let recorded = receipts[digests[index]] else { return false }
+        answers[index] = Data(recorded.utf8)
+        return true
     }
 
-    /// Answers a change with the result the push rule gave. It is recorded unless it is a rejection: that
-    /// changed nothing, and the same change re-sent is evaluated afresh (it may pass once its cause is fixed).
-    package mutating func answer(_ result: PushResult, for change: PushChange, digest: String) throws -> Data {
+    /// Answers the change at `index` with the result the push rule gave. It is recorded unless it is a
+    /// rejection: that changed nothing, and the same change re-sent is evaluated afresh (it may pass once its
+    /// cause is fixed).
+    package mutating func answer(_ index: Int, with result: PushResult) throws {
         let encoded = try WireJSON.encoder.encode(result)
-        if result.status != .rejected { record(encoded, for: change, digest: digest) }
-        return encoded
+        if result.status != .rejected { record(encoded, for: index) }
+        answers[index] = encoded
     }
 
-    /// Answers an upsert that was stored, with its result as the backend wrote it (`appliedPushResult`).
-    package mutating func answer(stored encoded: Data, for change: PushChange, digest: String) -> Data {
-        record(encoded, for: change, digest: digest)
-        return encoded
+    /// The change at `index` stored its note: it is answered with the note as stored (`answerAwaited`).
+    package mutating func awaitAnswer(_ index: Int) {
+        awaiting[changes[index].id.wireString] = index
+        written.insert(changes[index].id)
+    }
+
+    /// Whether a change stored earlier in the batch named this note and still awaits its answer: it must be
+    /// answered before another change reads or writes the note.
+    package func awaitsAnswer(for id: UUID) -> Bool {
+        awaiting[id.wireString] != nil
+    }
+
+    /// The ids of the notes whose answers are awaited, as a JSON array (the parameter of the backend's query).
+    package var awaitedIDsJSON: String? {
+        awaiting.isEmpty ? nil : ColumnCoding.json(awaiting.keys.sorted())
+    }
+
+    /// The id of the change awaiting an answer for the note with this key (`entity_key`).
+    package func awaitedID(key: String) -> UUID? {
+        awaiting[key].map { changes[$0].id }
+    }
+
+    /// Answers the change awaiting the note with this key, with its result as the backend wrote it
+    /// (`appliedPushResult`). Once the backend's query is read, `finishAwaited` checks none is left.
+    package mutating func answerAwaited(key: String, encoded: Data) {
+        guard let index = awaiting.removeValue(forKey: key) else { return }
+        record(encoded, for: index)
+        answers[index] = encoded
+    }
+
+    /// Fails when a note stored by the batch was not found for its answer.
+    package mutating func finishAwaited() throws {
+        if let key = awaiting.keys.first { throw OakError.notFound("Note", key) }
+    }
+
+    /// The push's response body: `{"results":[...]}`, the answers in the changes' order.
+    package func resultsJSON() -> JSONOutput {
+        var json = JSONOutput(capacity: 16 + answers.reduce(0) { $0 + ($1?.count ?? 0) })
+        json.raw(#"{"results":["#)
+        for (index, answer) in answers.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.raw(answer ?? Data())
+        }
+        json.raw("]}")
+        return json
     }
 
     /// Records the result of a change that was carried out: its note may have changed, and the same change
     /// re-sent, in this batch or later, gets this result.
-    private mutating func record(_ encoded: Data, for change: PushChange, digest: String) {
+    private mutating func record(_ encoded: Data, for index: Int) {
         let result = String(decoding: encoded, as: UTF8.self)
-        written.insert(change.id)
-        receipts[digest] = result
-        newReceipts.append([digest, result])
+        written.insert(changes[index].id)
+        receipts[digests[index]] = result
+        newReceipts.append([digests[index], result])
     }
 }

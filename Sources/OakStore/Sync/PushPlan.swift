@@ -84,5 +84,5 @@ package enum PushPlan: Equatable, Sendable {
 /// What a pushed change comes to in a backend: a result, or an upsert stored (answered with the note as stored).
 package enum PushDecision {
     case answer(PushResult)
-    case stored(UUID)
+    case stored
 }
