@@ -10,8 +10,15 @@ import OakModels
 public struct LineLogHandler: LogHandler {
     public let label: String
     public var logLevel: Logger.Level = .info
-    public var metadata: Logger.Metadata = [:]
     public var metadataProvider: Logger.MetadataProvider?
+    /// The handler's metadata but `request_id`.
+    private var otherMetadata: Logger.Metadata = [:]
+    /// `request_id`, which every request's logger sets (`RequestLogMiddleware`): kept out of the dictionary, so
+    /// that setting it copies and changes no dictionary (that was a twentieth of a cached read's time).
+    private var requestID: Logger.MetadataValue?
+    static let requestIDKey = "request_id"
+    /// Hummingbird's own id of a request, which `request_id` replaces: not kept.
+    static let hummingbirdRequestIDKey = "hb.request.id"
     /// Where the lines go.
     let output: LineOutput
 
@@ -25,9 +32,27 @@ public struct LineLogHandler: LogHandler {
         self.output = output
     }
 
+    public var metadata: Logger.Metadata {
+        get {
+            var all = otherMetadata
+            if let requestID { all[Self.requestIDKey] = requestID }
+            return all
+        }
+        set {
+            requestID = newValue[Self.requestIDKey]
+            otherMetadata = newValue.filter { $0.key != Self.requestIDKey && $0.key != Self.hummingbirdRequestIDKey }
+        }
+    }
+
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
+        get { key == Self.requestIDKey ? requestID : otherMetadata[key] }
+        set {
+            switch key {
+            case Self.requestIDKey: requestID = newValue
+            case Self.hummingbirdRequestIDKey: break
+            default: otherMetadata[key] = newValue
+            }
+        }
     }
 
     public func log(event: LogEvent) {
@@ -72,10 +97,11 @@ public struct LineLogHandler: LogHandler {
     private func sortedEntries(_ first: [(key: String, value: Logger.MetadataValue)]) -> [(key: String, value: Logger.MetadataValue)] {
         let provided = metadataProvider?.get() ?? [:]
         var entries = first
-        entries.reserveCapacity(first.count + provided.count + metadata.count)
+        entries.reserveCapacity(first.count + provided.count + otherMetadata.count + 1)
         let isSet = { (key: String) in first.contains { $0.key == key } }
         for (key, value) in provided where !isSet(key) { entries.append((key, value)) }
-        for (key, value) in metadata where !isSet(key) && provided[key] == nil { entries.append((key, value)) }
+        for (key, value) in otherMetadata where !isSet(key) && provided[key] == nil { entries.append((key, value)) }
+        if let requestID, !isSet(Self.requestIDKey), provided[Self.requestIDKey] == nil { entries.append((Self.requestIDKey, requestID)) }
         entries.sort { $0.key < $1.key }
         return entries
     }

@@ -49,6 +49,33 @@ struct LineLogHandlerTests {
 }
 
 extension LineLogHandlerTests {
+    @Test("a request's line carries our request_id and not Hummingbird's own id; the metadata reads back whole")
+    func requestIDReplacesHummingbirds() throws {
+        let pipe = Pipe()
+        let output = LineOutput(descriptor: pipe.fileHandleForWriting.fileDescriptor)
+        var logger = Logger(label: "oak.test") { LineLogHandler(label: $0, output: output) }
+        logger[metadataKey: "hb.request.id"] = "hummingbird-7"
+        logger[metadataKey: "request_id"] = "abc-1"
+        logger[metadataKey: "route"] = "/api/v1/species/{name}"
+        #expect(logger[metadataKey: "request_id"] == "abc-1")
+        #expect(logger[metadataKey: "hb.request.id"] == nil)
+        var handler = try #require(logger.handler as? LineLogHandler)
+        #expect(handler.metadata == ["request_id": "abc-1", "route": "/api/v1/species/{name}"])
+        handler.metadata = ["request_id": "abc-2", "hb.request.id": "hummingbird-8", "route": "/api/v1/notes"]
+        #expect(handler.metadata == ["request_id": "abc-2", "route": "/api/v1/notes"])
+        logger.warning("slow")
+        handler.log(level: .info, "request", fields: [("status", "200")])
+        output.flush()
+        try pipe.fileHandleForWriting.close()
+        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        #expect(lines.map { $0.dropFirst(25) } == [
+            "warning oak.test: slow request_id=abc-1 route=/api/v1/species/{name}",
+            "info oak.test: request request_id=abc-2 route=/api/v1/notes status=200",
+        ])
+    }
+}
+
+extension LineLogHandlerTests {
     /// What has been written to a pipe so far, without waiting for more.
     private func available(_ pipe: Pipe, after wait: Duration = .zero) async throws -> String {
         try await Task.sleep(for: wait)
