@@ -68,10 +68,11 @@ extension LineLogHandlerTests {
         output.flush()
         try pipe.fileHandleForWriting.close()
         let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
-        #expect(lines.map { $0.dropFirst(25) } == [
-            "warning oak.test: slow request_id=abc-1 route=/api/v1/species/{name}",
-            "info oak.test: request request_id=abc-2 route=/api/v1/notes status=200",
-        ])
+        #expect(
+            lines.map { $0.dropFirst(25) } == [
+                "warning oak.test: slow request_id=abc-1 route=/api/v1/species/{name}",
+                "info oak.test: request request_id=abc-2 route=/api/v1/notes status=200",
+            ])
     }
 }
 
