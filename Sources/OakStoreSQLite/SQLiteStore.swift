@@ -24,8 +24,10 @@ public final class SQLiteStore: Sendable {
         configuration.maximumReaderCount = Self.maxReaders
         let checkpointer = LogCheckpointer(path: path)
         configuration.prepareDatabase { db in
-            // Readers keep a small page cache (the default is 2 MB each): the system caches the file anyway,
-            // and full caches on every connection would be a sixth of a small server's memory.
+            // Readers keep a smaller page cache than SQLite's default (2 MB each): the system caches the file
+            // anyway, and full caches on every connection would be a sixth of a small server's memory. 1 MB
+            // holds what a full sync keeps coming back to (the note id index): with 512 KB a pull of 11,360
+            // changes read 7,200 pages from the file, with 1 MB 3,000 (pread went from 10% to 5% of its time).
             if db.configuration.readonly {
                 try db.execute(sql: "PRAGMA cache_size = -\(Self.readerCacheKiB)")
             } else {
@@ -125,7 +127,7 @@ public final class SQLiteStore: Sendable {
     }
 
     static let maxReaders = 4
-    static let readerCacheKiB = 512
+    static let readerCacheKiB = 1024
 
     /// A value that changes whenever the data may have changed: on every write through this store at once,
     /// and within a second for writes by other processes (older tools writing the file directly).
