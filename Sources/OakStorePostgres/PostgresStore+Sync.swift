@@ -25,7 +25,7 @@ extension PostgresStore: SyncRepository {
             json.beginPull()
             try await Self.writeChanges(session, page, after: start, through: last ?? start, into: &json)
             json.endPull(cursor: window.next(hasMore: hasMore, lastSequence: last), hasMore: hasMore)
-            return json.withBytes { ByteBuffer(bytes: $0) }
+            return json.takeByteBuffer()
         }
     }
 
@@ -43,7 +43,7 @@ extension PostgresStore: SyncRepository {
             }
             try await Self.answerStored(session, &batch)
             try await Self.saveReceipts(session, batch)
-            return batch.resultsJSON().withBytes { ByteBuffer(bytes: $0) }
+            return batch.responseBody()
         }
     }
 

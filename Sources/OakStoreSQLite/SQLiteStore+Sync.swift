@@ -20,7 +20,7 @@ extension SQLiteStore: SyncRepository {
             json.beginPull()
             try Self.writeChanges(db, page, after: position.sequence, through: page.last?.sequence ?? position.sequence, into: &json)
             json.endPull(cursor: window.next(hasMore: hasMore, lastSequence: page.last?.sequence), hasMore: hasMore)
-            return json.withBytes { ByteBuffer(bytes: $0) }
+            return json.takeByteBuffer()
         }
     }
 
@@ -38,7 +38,7 @@ extension SQLiteStore: SyncRepository {
             }
             try Self.answerStored(db, &batch)
             try Self.saveReceipts(db, batch)
-            return batch.resultsJSON().withBytes { ByteBuffer(bytes: $0) }
+            return batch.responseBody()
         }
     }
 

@@ -48,7 +48,7 @@ public struct CatalogSearchDocument {
         json.raw(#"],"taxa":"#)
         try json.list(taxa)
         json.raw("}")
-        return json.withBytes { ByteBuffer(bytes: $0) }
+        return json.takeByteBuffer()
     }
 }
 

@@ -1,11 +1,13 @@
 import Foundation
+import NIOCore
 import OakModels
 
 /// JSON written by hand, for the large documents (the export and sync pages): they are written straight
 /// from the columns of the rows being read, without models or `JSONEncoder` in between. Strings are
-/// escaped as `JSONEncoder` escapes them with `.withoutEscapingSlashes`. The bytes collect in memory of
-/// their own, appended to with `memcpy` (an `Array`'s generic `append(contentsOf:)` was a tenth of a sync page),
-/// and go to the response buffer in one copy.
+/// escaped as `JSONEncoder` escapes them with `.withoutEscapingSlashes`. The bytes collect in a response
+/// buffer's memory, appended to with `memcpy` (an `Array`'s generic `append(contentsOf:)` was a tenth of a sync
+/// page, `ByteBuffer`'s own writes cost more per call), and the buffer is handed over without a copy
+/// (`takeByteBuffer()`): a sync page (1 MB) was copied into a new buffer, which the system then had to map page by page.
 ///
 /// What reads a backend's columns (`ColumnReader`) is public and `@inlinable`, so that each backend's calls
 /// are specialized for its reader: Swift specializes generic code across modules only from public inlinable
@@ -33,6 +35,20 @@ public struct JSONOutput {
     /// Calls `body` with the JSON written so far, in place.
     public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// The JSON written, as a buffer to send; the output is left empty. The memory is handed over without a
+    /// copy unless a copy of this output still shares it.
+    public mutating func takeByteBuffer() -> ByteBuffer {
+        var buffer: ByteBuffer
+        if isKnownUniquelyReferenced(&allocation) {
+            buffer = allocation.buffer
+            buffer.moveWriterIndex(to: count)
+        } else {
+            buffer = withBytes { ByteBuffer(bytes: $0) }
+        }
+        self = JSONOutput(capacity: 0)
+        return buffer
     }
 
     /// Appends bytes: the one way bytes are added. Memory shared with a copy of this output is copied first,
@@ -359,15 +375,19 @@ extension JSONOutput {
     }
 }
 
-/// The memory of a `JSONOutput`, freed when no output uses it.
+/// The memory of a `JSONOutput`: a buffer's, freed when neither an output nor the buffer handed over uses it.
 @usableFromInline
 final class JSONAllocation {
+    /// Holds the memory; its indices stay at zero until `JSONOutput.takeByteBuffer()` hands it over.
+    @usableFromInline let buffer: ByteBuffer
+    /// The buffer's memory, written through directly. A buffer's memory stays where it is while nothing
+    /// writes to the buffer itself, and nothing does: the outputs sharing this allocation write here.
     @usableFromInline let base: UnsafeMutableRawPointer
 
     @usableFromInline
     init(byteCount: Int) {
-        base = .allocate(byteCount: byteCount, alignment: 8)
+        var buffer = ByteBufferAllocator().buffer(capacity: byteCount)
+        base = buffer.withUnsafeMutableWritableBytes { $0.baseAddress! }
+        self.buffer = buffer
     }
-
-    deinit { base.deallocate() }
 }

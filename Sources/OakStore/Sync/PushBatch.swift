@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import OakModels
 
 /// What a push batch reads once for all its changes instead of once per change: the receipts of changes seen
@@ -130,7 +131,7 @@ package struct PushBatch: Sendable {
     }
 
     /// The push's response body: `{"results":[...]}`, the answers in the changes' order.
-    package func resultsJSON() -> JSONOutput {
+    package func responseBody() -> ByteBuffer {
         var json = JSONOutput(capacity: 16 + answers.reduce(0) { $0 + ($1?.count ?? 0) })
         json.raw(#"{"results":["#)
         for (index, answer) in answers.enumerated() {
@@ -138,7 +139,7 @@ package struct PushBatch: Sendable {
             json.raw(answer ?? Data())
         }
         json.raw("]}")
-        return json
+        return json.takeByteBuffer()
     }
 
     /// Records the result of a change that was carried out: its note may have changed, and the same change
