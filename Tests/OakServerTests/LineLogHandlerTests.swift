@@ -8,15 +8,12 @@ import Testing
 struct LineLogHandlerTests {
     @Test("a line has the time, level, label, message and sorted metadata; values that would not read as one token are quoted")
     func lineFormat() throws {
-        let pipe = Pipe()
-        let output = LineOutput(descriptor: pipe.fileHandleForWriting.fileDescriptor)
-        var logger = Logger(label: "oak.test") { LineLogHandler(label: $0, output: output) }
-        logger[metadataKey: "request_id"] = "abc-1"
-        logger.info("request", metadata: ["path": "/api/v1/species/alba", "error": "no such \"thing\"", "status": .stringConvertible(404)])
-        logger.debug("not written at info")
-        output.flush()
-        try pipe.fileHandleForWriting.close()
-        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        let lines = try linesWritten { output in
+            var logger = Logger(label: "oak.test") { LineLogHandler(label: $0, output: output) }
+            logger[metadataKey: "request_id"] = "abc-1"
+            logger.info("request", metadata: ["path": "/api/v1/species/alba", "error": "no such \"thing\"", "status": .stringConvertible(404)])
+            logger.debug("not written at info")
+        }
         #expect(lines.count == 1)
         let line = try #require(lines.first)
         let time = String(line.prefix(24))
@@ -26,20 +23,17 @@ struct LineLogHandlerTests {
 
     @Test("the per-request line written from fields reads exactly as the same line logged with metadata")
     func fieldsLineEqualsMetadataLine() throws {
-        let pipe = Pipe()
-        let output = LineOutput(descriptor: pipe.fileHandleForWriting.fileDescriptor)
-        var handler = LineLogHandler(label: "oak.test", output: output)
-        handler[metadataKey: "request_id"] = "abc-1"
-        handler[metadataKey: "status"] = "overridden by the line's own"
-        let fields: [(key: String, value: Logger.MetadataValue)] = [
-            ("client", "127.0.0.1"), ("duration_ms", "0.25"), ("method", "GET"), ("path", "/api/v1/search"), ("status", "200"),
-        ]
-        handler.log(level: .info, "request", fields: fields)
-        Logger(label: "oak.test") { _ in handler }.info("request", metadata: Logger.Metadata(uniqueKeysWithValues: fields))
-        handler.log(level: .debug, "below the level", fields: fields)
-        output.flush()
-        try pipe.fileHandleForWriting.close()
-        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        let lines = try linesWritten { output in
+            var handler = LineLogHandler(label: "oak.test", output: output)
+            handler[metadataKey: "request_id"] = "abc-1"
+            handler[metadataKey: "status"] = "overridden by the line's own"
+            let fields: [(key: String, value: Logger.MetadataValue)] = [
+                ("client", "127.0.0.1"), ("duration_ms", "0.25"), ("method", "GET"), ("path", "/api/v1/search"), ("status", "200"),
+            ]
+            handler.log(level: .info, "request", fields: fields)
+            Logger(label: "oak.test") { _ in handler }.info("request", metadata: Logger.Metadata(uniqueKeysWithValues: fields))
+            handler.log(level: .debug, "below the level", fields: fields)
+        }
         #expect(lines.count == 2)
         #expect(
             lines.map { $0.dropFirst(25) }.allSatisfy {
@@ -51,23 +45,20 @@ struct LineLogHandlerTests {
 extension LineLogHandlerTests {
     @Test("a request's line carries our request_id and not Hummingbird's own id; the metadata reads back whole")
     func requestIDReplacesHummingbirds() throws {
-        let pipe = Pipe()
-        let output = LineOutput(descriptor: pipe.fileHandleForWriting.fileDescriptor)
-        var logger = Logger(label: "oak.test") { LineLogHandler(label: $0, output: output) }
-        logger[metadataKey: "hb.request.id"] = "hummingbird-7"
-        logger[metadataKey: "request_id"] = "abc-1"
-        logger[metadataKey: "route"] = "/api/v1/species/{name}"
-        #expect(logger[metadataKey: "request_id"] == "abc-1")
-        #expect(logger[metadataKey: "hb.request.id"] == nil)
-        var handler = try #require(logger.handler as? LineLogHandler)
-        #expect(handler.metadata == ["request_id": "abc-1", "route": "/api/v1/species/{name}"])
-        handler.metadata = ["request_id": "abc-2", "hb.request.id": "hummingbird-8", "route": "/api/v1/notes"]
-        #expect(handler.metadata == ["request_id": "abc-2", "route": "/api/v1/notes"])
-        logger.warning("slow")
-        handler.log(level: .info, "request", fields: [("status", "200")])
-        output.flush()
-        try pipe.fileHandleForWriting.close()
-        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        let lines = try linesWritten { output in
+            var logger = Logger(label: "oak.test") { LineLogHandler(label: $0, output: output) }
+            logger[metadataKey: "hb.request.id"] = "hummingbird-7"
+            logger[metadataKey: "request_id"] = "abc-1"
+            logger[metadataKey: "route"] = "/api/v1/species/{name}"
+            #expect(logger[metadataKey: "request_id"] == "abc-1")
+            #expect(logger[metadataKey: "hb.request.id"] == nil)
+            var handler = try #require(logger.handler as? LineLogHandler)
+            #expect(handler.metadata == ["request_id": "abc-1", "route": "/api/v1/species/{name}"])
+            handler.metadata = ["request_id": "abc-2", "hb.request.id": "hummingbird-8", "route": "/api/v1/notes"]
+            #expect(handler.metadata == ["request_id": "abc-2", "route": "/api/v1/notes"])
+            logger.warning("slow")
+            handler.log(level: .info, "request", fields: [("status", "200")])
+        }
         #expect(
             lines.map { $0.dropFirst(25) } == [
                 "warning oak.test: slow request_id=abc-1 route=/api/v1/species/{name}",
@@ -77,6 +68,16 @@ extension LineLogHandlerTests {
 }
 
 extension LineLogHandlerTests {
+    /// The lines that what `body` logs to an output on a pipe writes, once flushed.
+    private func linesWritten(_ body: (LineOutput) throws -> Void) throws -> [Substring] {
+        let pipe = Pipe()
+        let output = LineOutput(descriptor: pipe.fileHandleForWriting.fileDescriptor)
+        try body(output)
+        output.flush()
+        try pipe.fileHandleForWriting.close()
+        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+    }
+
     /// What has been written to a pipe so far, without waiting for more.
     private func available(_ pipe: Pipe, after wait: Duration = .zero) async throws -> String {
         try await Task.sleep(for: wait)
