@@ -126,7 +126,7 @@ package struct PushBatch: Sendable {
     }
 
     /// Fails when a note stored by the batch was not found for its answer.
-    package mutating func finishAwaited() throws {
+    package func finishAwaited() throws {
         if let key = awaiting.keys.first { throw OakError.notFound("Note", key) }
     }
 
