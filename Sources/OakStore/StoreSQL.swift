@@ -61,6 +61,17 @@ extension NoteInput {
 }
 
 extension SpeciesSource {
+    /// A new note's row for a species by the name it is stored under (`storedName`, nil when no species has the
+    /// name the note gave: a 404 naming `scientificName`), from the personal-observation source unless another.
+    package static func newNote(id: UUID, name: String, storedName: String?, sourceId: Int?, fields: NoteFields, at time: Date) throws
+        -> SpeciesSource
+    {
+        guard let storedName else {
+            throw OakError.unknownReference("scientificName", "no species named '\(Species.normalizedName(name))' exists")
+        }
+        return try newNote(id: id, species: storedName, sourceId: sourceId ?? Source.personalObservationID, fields: fields, at: time)
+    }
+
     /// The row of a new note of an existing species and source, validated (a 400 naming the column).
     package static func newNote(id: UUID, species: String, sourceId: Int, fields: NoteFields, at time: Date) throws -> SpeciesSource {
         var record = SpeciesSource(

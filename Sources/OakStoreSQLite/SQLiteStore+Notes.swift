@@ -86,10 +86,7 @@ extension SQLiteStore: NoteRepository {
     static func newNoteRecord(_ db: Database, id: UUID, name: String, sourceId: Int?, fields: NoteFields, at time: Date) throws
         -> SpeciesSource
     {
-        guard let species = try existingName(db, name) else {
-            throw OakError.unknownReference("scientificName", "no species named '\(Species.normalizedName(name))' exists")
-        }
-        return try SpeciesSource.newNote(id: id, species: species, sourceId: sourceId ?? Source.personalObservationID, fields: fields, at: time)
+        try SpeciesSource.newNote(id: id, name: name, storedName: existingName(db, name), sourceId: sourceId, fields: fields, at: time)
     }
 
     /// Inserts a new note's row. The source's existence and the one note per species and source are left to

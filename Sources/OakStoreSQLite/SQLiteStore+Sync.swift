@@ -30,7 +30,7 @@ extension SQLiteStore: SyncRepository {
         }
         return try await write { db in
             let now = self.now
-            // What every change of the batch needs is read in three queries, not three per change.
+            // What every change of the batch needs is read in four queries, not four per change.
             var batch = try Self.pushBatch(db, changes)
             for (index, change) in changes.enumerated() {
                 if batch.awaitsAnswer(for: change.id) { try Self.answerStored(db, &batch) }
@@ -172,7 +172,7 @@ extension SQLiteStore: SyncRepository {
         if batch.answerIfSeen(index) { return }
         let change = batch.changes[index]
         let known = try batch.state(of: change.id) ?? storedState(db, change.id)
-        switch try decide(db, change, current: known.note, tombstone: known.tombstone, now: now) {
+        switch try decide(db, change, current: known.note, tombstone: known.tombstone, now: now, batch: batch) {
         case .answer(let result): try batch.answer(index, with: result)
         case .stored: batch.awaitAnswer(index)
         }
@@ -184,7 +184,7 @@ extension SQLiteStore: SyncRepository {
         return (note, note == nil ? try fetchTombstone(db, id) : nil)
     }
 
-    /// Reads what a push batch's changes need, in three queries (see `PushBatch`).
+    /// Reads what a push batch's changes need, in four queries (see `PushBatch`).
     static func pushBatch(_ db: Database, _ changes: [PushChange]) throws -> PushBatch {
         let elements = "SELECT value FROM json_each(?)"
         var batch = PushBatch(changes)
@@ -196,6 +196,9 @@ extension SQLiteStore: SyncRepository {
             batch.addNote(note)
         }
         for row in try Row.fetchAll(db, cachedSQL: PushBatch.tombstonesQuery(elements: elements), arguments: [ids]) { batch.addTombstone(row) }
+        for row in try Row.fetchAll(db, cachedSQL: PushBatch.speciesQuery(elements: elements), arguments: [batch.speciesNamesJSON]) {
+            batch.addSpecies(row)
+        }
         return batch
     }
 
@@ -229,10 +232,13 @@ extension SQLiteStore: SyncRepository {
     }
 
     /// Carries out the shared push rule (`PushPlan`) for one change, given the note as stored (`current`) or its
-    /// tombstone.
-    static func decide(_ db: Database, _ change: PushChange, current: Note?, tombstone: NoteTombstone?, now: Date) throws -> PushDecision {
+    /// tombstone; species names are looked up among those the batch read.
+    static func decide(_ db: Database, _ change: PushChange, current: Note?, tombstone: NoteTombstone?, now: Date, batch: PushBatch) throws
+        -> PushDecision
+    {
         do {
-            switch try PushPlan.plan(for: change, current: current, tombstone: tombstone, now: now, storedName: { try storedName(db, $0) }) {
+            let storedName = { (name: String) in batch.existingSpeciesName(name) ?? Species.normalizedName(name) }
+            switch try PushPlan.plan(for: change, current: current, tombstone: tombstone, now: now, storedName: storedName) {
             case .answer(let result):
                 return .answer(result)
             case .delete(let note, let time):
@@ -246,7 +252,8 @@ extension SQLiteStore: SyncRepository {
             case .unchanged:
                 break
             case .insert(let name, let sourceId, let fields, let time):
-                var record = try newNoteRecord(db, id: change.id, name: name, sourceId: sourceId, fields: fields, at: time)
+                var record = try SpeciesSource.newNote(
+                    id: change.id, name: name, storedName: batch.existingSpeciesName(name), sourceId: sourceId, fields: fields, at: time)
                 try insertNewNote(db, &record)
             }
         } catch let error as OakError where error.code == .conflict {

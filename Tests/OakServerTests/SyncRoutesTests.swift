@@ -244,6 +244,27 @@ struct SyncRoutesTests {
         }
     }
 
+    @Test("pushed notes name species as people write them (genus, an x for the hybrid sign, a missing sign): stored under the species' name")
+    func pushNamesSpeciesAsWritten() async throws {
+        let env = try await TestEnvironment()
+        try await env.test { client in
+            let now = env.clock.now
+            let ids = (0..<4).map { _ in UUID().uuidString.lowercased() }
+            let results = try await client.push([
+                SyncWire.change(ids[0], at: now, species: "Quercus x bebbiana", bark: "genus and x"),
+                SyncWire.change(ids[1], at: now, species: "bimundorum", bark: "no sign"),
+                SyncWire.change(ids[2], at: now, species: "Q. alba", bark: "abbreviated genus"),
+                SyncWire.change(ids[3], at: now, species: "x imaginaria", bark: "no such hybrid"),
+            ])
+            #expect(results.compactMap { $0["status"] as? String } == ["applied", "applied", "applied", "rejected"])
+            let names = results.prefix(3).map { ($0["note"] as? [String: Any])?["scientificName"] as? String }
+            #expect(names == ["× bebbiana", "× bimundorum", "alba"])
+            let errors = try #require((results[3]["error"] as? [String: Any])?["details"] as? [String: Any])["errors"] as? [[String: Any]]
+            #expect(errors?.compactMap { $0["field"] as? String } == ["scientificName"])
+            #expect(try await env.count("SELECT COUNT(*) FROM species_sources WHERE uuid = ?", [ids[3]]) == 0)
+        }
+    }
+
     @Test("a pushed note for an unknown source or a taken species and source is refused alone; the rest of the batch applies")
     func pushRefusesUnknownSourceAndTakenPair() async throws {
         let env = try await TestEnvironment()

@@ -22,6 +22,8 @@ package struct PushBatch: Sendable {
     private var receipts: [String: String] = [:]
     private var notes: [UUID: Note] = [:]
     private var tombstones: [UUID: NoteTombstone] = [:]
+    /// The species the batch's notes name that exist, by the name they are stored under.
+    private var species: Set<String> = []
     private var written: Set<UUID> = []
     /// The receipts recorded by this batch, as `[digest, result]` pairs.
     package private(set) var newReceipts: [[String]] = []
@@ -53,6 +55,38 @@ package struct PushBatch: Sendable {
         SELECT entity_key, seq, COALESCE(deleted_at, changed_at) AS deleted_at FROM change_log
         WHERE entity = 'notes' AND op = 'delete' AND entity_key IN (\(elements))
         """
+    }
+
+    /// The names the batch's notes may be stored under (each name normalized, and its alternate), as a JSON
+    /// array (the parameter of `speciesQuery`).
+    package var speciesNamesJSON: String {
+        var names: Set<String> = []
+        for change in changes {
+            guard let name = change.note?.scientificName else { continue }
+            let key = Species.normalizedName(name)
+            names.insert(key)
+            names.insert(Species.alternateName(key))
+        }
+        return ColumnCoding.json(names.sorted())
+    }
+
+    /// The species among `elements`: `scientific_name`.
+    package static func speciesQuery(elements: String) -> String {
+        "SELECT scientific_name FROM oak_entries WHERE scientific_name IN (\(elements))"
+    }
+
+    /// Takes a row of `speciesQuery`.
+    package mutating func addSpecies(_ row: some StoredRow) {
+        if let name = row.text("scientific_name") { species.insert(name) }
+    }
+
+    /// The name a species a change of the batch names is stored under, or nil when there is none: its
+    /// normalized name, else its alternate (as the backends' `existingName` looks a name up).
+    package func existingSpeciesName(_ name: String) -> String? {
+        let key = Species.normalizedName(name)
+        if species.contains(key) { return key }
+        let alternate = Species.alternateName(key)
+        return species.contains(alternate) ? alternate : nil
     }
 
     /// Takes a row of `receiptsQuery`.
