@@ -104,10 +104,46 @@ extension LineLogHandlerTests {
 
         let long = String(repeating: "x", count: 1_000)
         for _ in 0..<40 { logger.info("\(long)") }
-        #expect(try await available(pipe).split(separator: "\n").count >= 32)
+        // Written by a background thread, not the one that logged.
+        var written = 0
+        for _ in 0..<200 where written < 32 { written += try await available(pipe, after: .milliseconds(10)).split(separator: "\n").count }
+        #expect(written >= 32)
         output.flush()
         #expect(try await available(pipe).split(separator: "\n").count <= 8)
         try pipe.fileHandleForWriting.close()
+    }
+
+    @Test("a stalled output holds up no one: lines are added while a write waits, past 1 MiB dropped and counted")
+    func stalledOutputHoldsUpNoOne() async throws {
+        let pipe = Pipe()
+        let output = LineOutput(descriptor: pipe.fileHandleForWriting.fileDescriptor, delay: .seconds(600))
+        // A warning larger than the pipe holds: its write waits until someone reads the pipe.
+        let stalled = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            stalled.signal()
+            output.append(Array((String(repeating: "w", count: 200_000) + "\n").utf8), urgent: true)
+        }
+        stalled.wait()
+        try await Task.sleep(for: .milliseconds(50))
+        let total = 100_000
+        let added = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for index in 0..<total { output.append(Array("request line \(index)\n".utf8), urgent: index % 20_000 == 0) }
+            added.signal()
+        }
+        #expect(added.wait(timeout: .now() + 30) == .success, "adding lines waited for the stalled output")
+
+        let reader = PipeReader(pipe)
+        output.flush()
+        try pipe.fileHandleForWriting.close()
+        let lines = reader.lines()
+        #expect(lines.first?.count == 200_000)
+        let kept = lines.compactMap { $0.hasPrefix("request line ") ? Int($0.dropFirst("request line ".count)) : nil }
+        #expect(kept == Array(0..<kept.count))
+        let notice = try #require(lines.first { $0.contains("log lines dropped") })
+        let dropped = try #require(Int(notice.split(separator: " ")[3]))
+        #expect(kept.count + dropped == total)
+        #expect(kept.count > 0 && dropped > 0)
     }
 
     @Test("a request line is written by the timer (a tenth of a second), with no warning and no flush")
@@ -119,6 +155,27 @@ extension LineLogHandlerTests {
         for _ in 0..<100 where written.isEmpty { written = try await available(pipe, after: .milliseconds(50)) }
         #expect(written.dropFirst(25) == "info oak.test: on its own\n")
         try pipe.fileHandleForWriting.close()
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+private final class PipeReader: @unchecked Sendable {
+    private let finished = DispatchSemaphore(value: 0)
+    /// Written by the reading thread before `finished` is signalled.
+    private var data = Data()
+
+    init(_ pipe: Pipe) {
+        let handle = pipe.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            data = handle.readDataToEndOfFile()
+            finished.signal()
+        }
+    }
+
+    /// The lines read, once the pipe's writing end is closed.
+    func lines() -> [Substring] {
+        finished.wait()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n")
     }
 }
 
