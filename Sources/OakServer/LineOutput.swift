@@ -10,15 +10,15 @@ import Darwin
 #endif
 
 /// Where log lines go: a file descriptor, written in batches. A line of level warning or above is written at
-/// once, with every line before it; other lines wait until 32 KiB collect (then a background thread writes
-/// them) or a tenth of a second has passed since the first of them. One `write` per request line was a tenth
-/// of a cached read's time; a process killed outright loses at most that tenth of a second of request lines,
-/// never a warning or an error.
+/// once, with every line before it; other lines wait until 32 KiB collect or a tenth of a second has passed
+/// since the first of them. One `write` per request line was a tenth of a cached read's time; a process killed
+/// outright loses at most that tenth of a second of request lines, never a warning or an error.
 ///
 /// Lines are written outside the lock that adds them, so a slow or stalled output (a full pipe whose reader
-/// stopped) does not hold up the requests that log: they keep adding lines while one write is under way (it
-/// writes what was added meanwhile before it stops). Past 1 MiB waiting, lines are dropped and counted, and a
-/// warning line says how many before the next lines written.
+/// stopped) holds up only the thread whose write waits: the others keep adding lines while it does, and it
+/// writes them before it stops. Past 1 MiB waiting, lines are dropped and counted, and a warning line says how
+/// many before the next lines written. (Handing full buffers to a background thread instead cost about 6% more
+/// server CPU per cached read, in eleven alternated pairs.)
 public final class LineOutput: Sendable {
     /// Standard error, written out too when the process exits normally.
     public static let standardError: LineOutput = {
@@ -54,15 +54,13 @@ public final class LineOutput: Sendable {
 
     /// Adds a line (with its newline); `urgent` writes it and what waits before it now.
     func append(_ line: [UInt8], urgent: Bool) {
-        enum Next { case wait, writeNow, writeSoon }
-        let next = state.withLock { held -> Next in
+        let writesNow = state.withLock { held -> Bool in
             guard held.lines.count + line.count <= Self.limit else {
                 held.dropped += 1
-                return .wait
+                return false
             }
             held.lines.append(contentsOf: line)
-            if urgent { return .writeNow }
-            if held.lines.count >= Self.capacity { return .writeSoon }
+            if urgent || held.lines.count >= Self.capacity { return true }
             if !held.flushScheduled {
                 held.flushScheduled = true
                 DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + delay) { [self] in
@@ -70,13 +68,9 @@ public final class LineOutput: Sendable {
                     writeUnlessWriting()
                 }
             }
-            return .wait
+            return false
         }
-        switch next {
-        case .wait: break
-        case .writeNow: writeUnlessWriting()
-        case .writeSoon: DispatchQueue.global(qos: .utility).async { [self] in writeUnlessWriting() }
-        }
+        if writesNow { writeUnlessWriting() }
     }
 
     /// Writes every line waiting, after the write under way if any.
