@@ -18,9 +18,8 @@ struct RequestLogMiddleware: RouterMiddleware {
         var context = context
         context.requestID = Self.sanitizedID(request.headers[.requestID]) ?? Self.ids.next()
         context.clientIP = clientIP(request, context)
-        // Ours replaces Hummingbird's own id (`LineLogHandler` does not keep that; other handlers get it removed).
         context.logger[metadataKey: "request_id"] = .string(context.requestID)
-        if !(context.logger.handler is LineLogHandler) { context.logger[metadataKey: "hb.request.id"] = nil }
+        context.logger[metadataKey: "hb.request.id"] = nil  // Hummingbird's own id; ours replaces it
         var response: Response
         do {
             response = try await next(request, context)
