@@ -55,27 +55,6 @@ struct OakBinary {
     }
 }
 
-/// What a child process writes to a pipe, read to its end on a thread of its own.
-final class PipeText: @unchecked Sendable {
-    private let finished = DispatchSemaphore(value: 0)
-    /// Written once by the reading thread before `finished` is signalled; read only after waiting for it.
-    private var data = Data()
-
-    init(_ pipe: Pipe) {
-        let handle = pipe.fileHandleForReading
-        DispatchQueue.global().async { [self] in
-            data = handle.readDataToEndOfFile()
-            finished.signal()
-        }
-    }
-
-    /// The text, once the writing end is closed (the process exited).
-    func wait() -> String {
-        finished.wait()
-        return String(decoding: data, as: UTF8.self)
-    }
-}
-
 extension Process {
     private static let launchLock = NSLock()
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import OakTestSupport
 import Testing
 
 @testable import OakServer
@@ -130,10 +131,10 @@ extension LineLogHandlerTests {
         }
         #expect(added.wait(timeout: .now() + 30) == .success, "adding lines waited for the stalled output")
 
-        let reader = PipeReader(pipe)
+        let reader = PipeText(pipe)
         output.flush()
         try pipe.fileHandleForWriting.close()
-        let lines = reader.lines()
+        let lines = reader.wait().split(separator: "\n")
         #expect(lines.first?.count == 200_000)
         let kept = lines.compactMap { $0.hasPrefix("request line ") ? Int($0.dropFirst("request line ".count)) : nil }
         #expect(kept == Array(0..<kept.count))
@@ -152,27 +153,6 @@ extension LineLogHandlerTests {
         for _ in 0..<100 where written.isEmpty { written = try await available(pipe, after: .milliseconds(50)) }
         #expect(written.dropFirst(25) == "info oak.test: on its own\n")
         try pipe.fileHandleForWriting.close()
-    }
-}
-
-/// Reads a pipe to its end on a thread of its own.
-private final class PipeReader: @unchecked Sendable {
-    private let finished = DispatchSemaphore(value: 0)
-    /// Written by the reading thread before `finished` is signalled.
-    private var data = Data()
-
-    init(_ pipe: Pipe) {
-        let handle = pipe.fileHandleForReading
-        Thread.detachNewThread { [self] in
-            data = handle.readDataToEndOfFile()
-            finished.signal()
-        }
-    }
-
-    /// The lines read, once the pipe's writing end is closed.
-    func lines() -> [Substring] {
-        finished.wait()
-        return String(decoding: data, as: UTF8.self).split(separator: "\n")
     }
 }
 
