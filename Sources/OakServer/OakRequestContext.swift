@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import OakModels
 import OakStore
 
@@ -131,21 +132,34 @@ extension Request {
         }
     }
 
-    /// A query parameter, percent-decoded.
-    func query(_ name: String) -> String? {
-        uri.queryParameters.get(name)
+    /// The query parameters, parsed once for any number of look-ups (each read of `uri.queryParameters`
+    /// parses the whole query again).
+    var queryValues: QueryValues { QueryValues(uri.queryParameters) }
+}
+
+/// A request's query parameters, percent-decoded, with the typed look-ups the routes share.
+struct QueryValues {
+    private let parameters: FlatDictionary<Substring, Substring>
+
+    init(_ parameters: FlatDictionary<Substring, Substring>) {
+        self.parameters = parameters
     }
 
-    /// An integer query parameter; a non-integer answers 400.
-    func queryInt(_ name: String) throws -> Int? {
-        guard let text = query(name), !text.isEmpty else { return nil }
+    /// A parameter's text.
+    func string(_ name: String) -> String? {
+        parameters[name[...]].map(String.init)
+    }
+
+    /// An integer parameter; a non-integer answers 400.
+    func int(_ name: String) throws -> Int? {
+        guard let text = parameters[name[...]], !text.isEmpty else { return nil }
         guard let value = Int(text) else { throw OakError.invalid(name, "must be an integer") }
         return value
     }
 
-    /// A boolean query parameter (`true`/`false`, `1`/`0`); anything else answers 400.
-    func queryBool(_ name: String) throws -> Bool? {
-        guard let text = query(name)?.lowercased(), !text.isEmpty else { return nil }
+    /// A boolean parameter (`true`/`false`, `1`/`0`, `yes`/`no`); anything else answers 400.
+    func bool(_ name: String) throws -> Bool? {
+        guard let text = parameters[name[...]]?.lowercased(), !text.isEmpty else { return nil }
         switch text {
         case "true", "1", "yes": return true
         case "false", "0", "no": return false
@@ -156,8 +170,8 @@ extension Request {
     /// `limit` and `offset`: limit defaults to 50 and is clamped to the maximum; both must be in range.
     func pageBounds() throws -> (limit: Int, offset: Int) {
         var validator = Validator()
-        let limit = try queryInt("limit") ?? Pagination.defaultLimit
-        let offset = try queryInt("offset") ?? 0
+        let limit = try int("limit") ?? Pagination.defaultLimit
+        let offset = try int("offset") ?? 0
         if limit < 1 { validator.fail("limit", "must be at least 1") }
         if offset < 0 { validator.fail("offset", "must not be negative") }
         try validator.check()

@@ -9,7 +9,7 @@ package struct SearchText {
     private let folded: [UInt8]
 
     package init(_ query: String) throws {
-        if query.contains("\0") { throw OakError.invalid("q", "must not contain NUL characters") }
+        if query.utf8.contains(0) { throw OakError.invalid("q", "must not contain NUL characters") }
         rule = SpeciesSearch(query: query)
         text = rule.text
         guard !text.isEmpty else { throw OakError.invalid("q", "is required") }
@@ -29,29 +29,8 @@ package struct SearchText {
         return nil
     }
 
-    /// The names that match, best first: by rank, then by name (byte order, as SQLite compares text), then by
-    /// `tieBreak`; at most `limit`.
-    package func ranked<Item: SearchableName>(_ items: [Item], limit: Int, tieBreak: (Item, Item) -> Bool) -> [Item] {
-        var matches: [(rank: Int, item: Item)] = []
-        for item in items {
-            if let rank = nameRank(folded: item.foldedName) { matches.append((rank, item)) }
-        }
-        return matches.sorted { first, second in
-            if first.rank != second.rank { return first.rank < second.rank }
-            let (firstName, secondName) = (first.item.name.utf8, second.item.name.utf8)
-            if !firstName.elementsEqual(secondName) { return firstName.lexicographicallyPrecedes(secondName) }
-            return tieBreak(first.item, second.item)
-        }.prefix(limit).map { $0.item }
-    }
-
     /// A text with ASCII letters lowercased, as SQLite's `lower` folds it.
     package static func folded(_ text: String) -> [UInt8] {
         text.utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }
     }
-}
-
-/// A name a catalog search matches (a taxon's, a source's), kept with its folded form (`SearchText.folded`).
-package protocol SearchableName {
-    var name: String { get }
-    var foldedName: [UInt8] { get }
 }

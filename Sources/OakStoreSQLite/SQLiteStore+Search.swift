@@ -237,3 +237,27 @@ final class SearchIndexBox: @unchecked Sendable {
         try db.fetchAll(cachedSQL: "SELECT name, id FROM sources") { SourceName(name: $0[0], id: $0[1], foldedName: SearchText.folded($0[0])) }
     }
 }
+
+/// A name a catalog search matches (a taxon's, a source's), kept with its folded form (`SearchText.folded`).
+protocol SearchableName {
+    var name: String { get }
+    var foldedName: [UInt8] { get }
+}
+
+extension SearchText {
+    /// The names that match (`nameRank`), best first: by rank, then by name (byte order, as SQLite compares
+    /// text), then by `tieBreak`; at most `limit`. It lives beside its callers so that it is specialized for
+    /// their item types (across modules it ran generic, with metadata look-ups on every search).
+    func ranked<Item: SearchableName>(_ items: [Item], limit: Int, tieBreak: (Item, Item) -> Bool) -> [Item] {
+        var matches: [(rank: Int, item: Item)] = []
+        for item in items {
+            if let rank = nameRank(folded: item.foldedName) { matches.append((rank, item)) }
+        }
+        return matches.sorted { first, second in
+            if first.rank != second.rank { return first.rank < second.rank }
+            let (firstName, secondName) = (first.item.name.utf8, second.item.name.utf8)
+            if !firstName.elementsEqual(secondName) { return firstName.lexicographicallyPrecedes(secondName) }
+            return tieBreak(first.item, second.item)
+        }.prefix(limit).map { $0.item }
+    }
+}

@@ -28,6 +28,21 @@ struct ContractRulesTests {
         }
     }
 
+    @Test("search q: empty, blank (spaces, tab, newline, no-break or zero-width space) or with a NUL is a 400 naming q on both search routes; text around spaces is searched")
+    func searchQueryForms() async throws {
+        let env = try await TestEnvironment()
+        try await env.test { client in
+            for route in ["/api/v1/search", "/api/v1/species/search"] {
+                for query in ["", "%20", "%20%09%0A", "%C2%A0", "%E2%80%8B", "al%00ba"] {
+                    let response = try await client.send(.get, "\(route)?q=\(query)")
+                    #expect(response.status == .badRequest, "\(route)?q=\(query)")
+                    #expect(try response.invalidFields() == ["q"], "\(route)?q=\(query)")
+                }
+                #expect(try await client.send(.get, "\(route)?q=%20alba%20").status == .ok, "\(route)")
+            }
+        }
+    }
+
     @Test("an invalid body is a 400 even when its If-Match is stale, and nothing changes")
     func invalidBodyBeforePrecondition() async throws {
         let env = try await TestEnvironment()

@@ -14,10 +14,9 @@ struct CatalogController {
     }
 
     @Sendable func search(_ request: Request, context: OakRequestContext) async throws -> Response {
-        guard let query = request.query("q"), !query.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw OakError.invalid("q", "is required")
-        }
-        let (limit, _) = try request.pageBounds()
+        let parameters = request.queryValues
+        guard let query = parameters.string("q"), !query.isBlank else { throw OakError.invalid("q", "is required") }
+        let (limit, _) = try parameters.pageBounds()
         return .json(try await repository.searchDocument(query: query, limit: limit))
     }
 

@@ -17,8 +17,9 @@ struct NotesController {
     }
 
     @Sendable func list(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<[Note]> {
-        let sourceId = try request.queryInt("sourceId") ?? request.queryInt("source_id") ?? Source.personalObservationID
-        return JSONResponse(body: try await repository.notes(species: request.query("species"), sourceId: sourceId))
+        let query = request.queryValues
+        let sourceId = try query.int("sourceId") ?? query.int("source_id") ?? Source.personalObservationID
+        return JSONResponse(body: try await repository.notes(species: query.string("species"), sourceId: sourceId))
     }
 
     @Sendable func get(_ request: Request, context: OakRequestContext) async throws -> Response {

@@ -21,25 +21,25 @@ struct SpeciesController {
     }
 
     @Sendable func list(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Page<Species>> {
-        let (limit, offset) = try request.pageBounds()
-        let subgenus = try request.query("subgenus").map { text in
+        let query = request.queryValues
+        let (limit, offset) = try query.pageBounds()
+        let subgenus = try query.string("subgenus").map { text in
             guard let known = Species.subgenera.first(where: { $0.caseInsensitiveCompare(text) == .orderedSame }) else {
                 throw OakError.invalid("subgenus", "must be one of: \(Species.subgenera.joined(separator: ", "))")
             }
             return known
         }
         let filter = SpeciesFilter(
-            subgenus: subgenus, section: request.query("section"), subsection: request.query("subsection"),
-            complex: request.query("complex"), isHybrid: try request.queryBool("hybrid") ?? request.queryBool("is_hybrid"),
-            sourceId: try request.queryInt("source_id") ?? request.queryInt("sourceId"))
+            subgenus: subgenus, section: query.string("section"), subsection: query.string("subsection"),
+            complex: query.string("complex"), isHybrid: try query.bool("hybrid") ?? query.bool("is_hybrid"),
+            sourceId: try query.int("source_id") ?? query.int("sourceId"))
         return JSONResponse(body: try await repository.listSpecies(filter: filter, limit: limit, offset: offset))
     }
 
     @Sendable func search(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<SpeciesSearchResult> {
-        guard let query = request.query("q"), !query.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw OakError.invalid("q", "is required")
-        }
-        let (limit, _) = try request.pageBounds()
+        let parameters = request.queryValues
+        guard let query = parameters.string("q"), !query.isBlank else { throw OakError.invalid("q", "is required") }
+        let (limit, _) = try parameters.pageBounds()
         return JSONResponse(body: SpeciesSearchResult(data: try await repository.searchSpecies(query: query, limit: limit), query: query))
     }
 

@@ -18,10 +18,11 @@ struct SyncController {
     }
 
     @Sendable func pull(_ request: Request, context: OakRequestContext) async throws -> Response {
-        let limit = try request.queryInt("limit") ?? Self.defaultPullLimit
+        let query = request.queryValues
+        let limit = try query.int("limit") ?? Self.defaultPullLimit
         guard limit >= 1 else { throw OakError.invalid("limit", "must be at least 1") }
-        let entities = try SyncEntity.parseList(request.query("entities"))
-        return .json(try await repository.pull(cursor: request.query("since"), limit: min(limit, Self.maxPullLimit), entities: entities))
+        let entities = try SyncEntity.parseList(query.string("entities"))
+        return .json(try await repository.pull(cursor: query.string("since"), limit: min(limit, Self.maxPullLimit), entities: entities))
     }
 
     @Sendable func push(_ request: Request, context: OakRequestContext) async throws -> Response {

@@ -18,7 +18,7 @@ struct TaxaController {
     }
 
     @Sendable func list(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Page<Taxon>> {
-        let level = try request.query("level").map { try TaxonLevel.parse($0) }
+        let level = try request.queryValues.string("level").map { try TaxonLevel.parse($0) }
         return try await page(request, level: level)
     }
 
@@ -28,10 +28,11 @@ struct TaxaController {
 
     /// Without `limit`, every taxon (as the original API answered and the web app expects).
     private func page(_ request: Request, level: TaxonLevel?) async throws -> JSONResponse<Page<Taxon>> {
-        let (limit, offset) = try request.pageBounds()
-        let askedLimit = (request.query("limit") ?? "").isEmpty ? nil : limit
+        let query = request.queryValues
+        let (limit, offset) = try query.pageBounds()
+        let askedLimit = (query.string("limit") ?? "").isEmpty ? nil : limit
         return JSONResponse(
-            body: try await repository.listTaxa(level: level, parent: request.query("parent"), limit: askedLimit, offset: offset))
+            body: try await repository.listTaxa(level: level, parent: query.string("parent"), limit: askedLimit, offset: offset))
     }
 
     @Sendable func get(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Taxon> {
