@@ -28,7 +28,9 @@ struct ContractRulesTests {
         }
     }
 
-    @Test("search q: empty, blank (spaces, tab, newline, no-break or zero-width space) or with a NUL is a 400 naming q on both search routes; text around spaces is searched")
+    @Test(
+        "search q: empty, blank (spaces, tab, newline, no-break or zero-width space) or with a NUL is a 400 naming q on both search routes; text around spaces is searched"
+    )
     func searchQueryForms() async throws {
         let env = try await TestEnvironment()
         try await env.test { client in
