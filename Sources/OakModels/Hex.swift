@@ -46,4 +46,42 @@ extension UUID {
             }
         }
     }
+
+    /// Reads an id written as `wireString` writes it, in either case: 36 characters, hyphens at 8, 13, 18 and
+    /// 23, hexadecimal digits elsewhere; nil for anything else. (`UUID(uuidString:)` parses with `sscanf` on
+    /// Linux, which showed in a push's profile, and lets some other forms through.)
+    public init?(wireString text: String) {
+        var text = text
+        let parsed: uuid_t? = text.withUTF8 { characters in
+            guard characters.count == 36 else { return nil }
+            var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            let complete = withUnsafeMutableBytes(of: &value) { bytes in
+                var position = 0
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        guard characters[position] == UInt8(ascii: "-") else { return false }
+                        position += 1
+                    }
+                    guard let high = hexValue(characters[position]), let low = hexValue(characters[position + 1]) else { return false }
+                    bytes[index] = high << 4 | low
+                    position += 2
+                }
+                return true
+            }
+            return complete ? value : nil
+        }
+        guard let parsed else { return nil }
+        self.init(uuid: parsed)
+    }
+}
+
+/// The value of a hexadecimal digit in either case; nil for any other character.
+@inlinable
+func hexValue(_ character: UInt8) -> UInt8? {
+    switch character {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+    default: nil
+    }
 }

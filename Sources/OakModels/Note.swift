@@ -39,7 +39,7 @@ public struct Note: Codable, Hashable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(UUID.self, forKey: .id)
+        id = try container.decodeID(forKey: .id)
         scientificName = try container.decode(String.self, forKey: .scientificName)
         taxonomy = try container.decodeIfPresent(NoteTaxonomy.self, forKey: .taxonomy) ?? NoteTaxonomy()
         fields = try container.decodeIfPresent(NoteFields.self, forKey: .fields) ?? NoteFields()
@@ -311,12 +311,7 @@ public struct NoteInput: Decodable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        if let text = try container.decodeIfPresent(String.self, forKey: .id) {
-            guard let id = UUID(uuidString: text) else {
-                throw DecodingError.dataCorruptedError(forKey: .id, in: container, debugDescription: "not a UUID")
-            }
-            self.id = id
-        }
+        if let id = try container.decodeIDIfPresent(forKey: .id) { self.id = id }
         scientificName = try container.decodeIfPresent(String.self, forKey: .scientificName)
         sourceId = try container.decodeIfPresent(Int.self, forKey: .sourceId)
         fields = try container.decodeIfPresent(NoteFieldsPatch.self, forKey: .fields) ?? NoteFieldsPatch()
@@ -331,6 +326,23 @@ extension KeyedDecodingContainer {
             throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not an RFC 3339 timestamp")
         }
         return date
+    }
+
+    /// An id as the API writes it (`UUID(wireString:)`, either case); a wrong one is a decoding error naming the key.
+    func decodeID(forKey key: Key) throws -> UUID {
+        try id(in: decode(String.self, forKey: key), forKey: key)
+    }
+
+    /// An id if the key is present and not null (see `decodeID`).
+    func decodeIDIfPresent(forKey key: Key) throws -> UUID? {
+        try decodeIfPresent(String.self, forKey: key).map { try id(in: $0, forKey: key) }
+    }
+
+    private func id(in text: String, forKey key: Key) throws -> UUID {
+        guard let id = UUID(wireString: text) else {
+            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "not a UUID")
+        }
+        return id
     }
 }
 

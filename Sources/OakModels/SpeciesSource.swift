@@ -73,7 +73,7 @@ public struct SpeciesSource: Codable, Hashable, Sendable {
         let patch = try SpeciesSourcePatch(from: decoder)
         self.init(
             id: try container.decodeIfPresent(Int.self, forKey: .id) ?? 0,
-            uuid: try container.decodeIfPresent(UUID.self, forKey: .uuid) ?? UUID(),
+            uuid: try container.decodeIDIfPresent(forKey: .uuid) ?? UUID(),
             scientificName: try container.decode(String.self, forKey: .scientificName),
             sourceId: try container.decode(Int.self, forKey: .sourceId),
             createdAt: try container.decodeIfPresent(String.self, forKey: .createdAt).flatMap(WireTime.parse) ?? Date(),

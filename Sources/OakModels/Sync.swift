@@ -194,7 +194,7 @@ public struct PushChange: Codable, Hashable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(UUID.self, forKey: .id)
+        id = try container.decodeID(forKey: .id)
         op = try container.decode(SyncOperation.self, forKey: .op)
         baseVersion = try container.decodeIfPresent(Int64.self, forKey: .baseVersion)
         updatedAt = try container.decodeTimestamp(forKey: .updatedAt)

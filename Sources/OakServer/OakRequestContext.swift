@@ -52,10 +52,22 @@ extension Request {
     /// SQLite text ends at a NUL character, so a string holding one would be stored cut short: such a body
     /// answers 400 naming every field (or key) that holds one, so what is acknowledged is what is stored.
     static func rejectNULCharacters(in data: Data) throws {
-        guard data.range(of: Data(#"\u0000"#.utf8)) != nil, let body = try? JSONSerialization.jsonObject(with: data) else { return }
+        guard holdsEscapedNUL(data), let body = try? JSONSerialization.jsonObject(with: data) else { return }
         let fields = stringsWithNUL(in: body)
         guard !fields.isEmpty else { return }
         throw OakError.validation(fields.map { FieldError(field: $0, message: "must not contain NUL characters") })
+    }
+
+    /// Whether the JSON escape of a NUL character (`\u0000`) is anywhere in a body: the quick test before a
+    /// body is parsed to find where (Foundation's `Data.range(of:)` showed in a push's profile).
+    static func holdsEscapedNUL(_ data: Data) -> Bool {
+        data.withUnsafeBytes { bytes in
+            guard bytes.count >= 6 else { return false }
+            for index in 0...(bytes.count - 6) where bytes[index] == UInt8(ascii: "\\") {
+                if bytes[(index + 1)..<(index + 6)].elementsEqual("u0000".utf8) { return true }
+            }
+            return false
+        }
     }
 
     /// The paths of the strings (values or keys) in a parsed body that contain a NUL character.

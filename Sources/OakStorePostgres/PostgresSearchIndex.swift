@@ -67,7 +67,7 @@ actor PostgresSearchIndex {
                 let key = row.text("entity_key") ?? ""
                 if row.text("entity") == SyncEntity.species.rawValue {
                     due.insert(key)
-                } else if let id = UUID(uuidString: key) {
+                } else if let id = UUID(wireString: key) {
                     let species = row.text("row_species")
                     rows.append((id, species))
                     if let species { due.insert(species) }

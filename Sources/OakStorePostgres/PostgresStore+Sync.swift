@@ -204,7 +204,7 @@ extension PostgresStore: SyncRepository {
             }
         } catch let error as OakError where error.code == .conflict {
             // Another device created the note for this species and source first: its note is the server's.
-            guard case .string(let otherID)? = error.details?["id"], let id = UUID(uuidString: otherID),
+            guard case .string(let otherID)? = error.details?["id"], let id = UUID(wireString: otherID),
                 let winner = try await fetchNote(session, id)
             else { throw error }
             return .answer(PushResult(id: change.id, status: .stale, version: winner.version, note: winner))

@@ -160,7 +160,7 @@ final class SearchIndexBox: @unchecked Sendable {
                 due.insert(key)
                 recordsDue.insert(key)
             case "notes":
-                guard let id = UUID(uuidString: key) else { continue }
+                guard let id = UUID(wireString: key) else { continue }
                 let species = try String.fetchOne(
                     db, cachedSQL: "SELECT scientific_name FROM species_sources WHERE uuid = ? AND \(StoreSQL.hasNames("local_names"))",
                     arguments: [key])

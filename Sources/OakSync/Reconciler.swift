@@ -118,7 +118,7 @@ struct Reconciler: Sendable {
             case (.note(let note)?, .upsert):
                 try applyServerNote(db, note, index)
             case (_, .delete) where change.entity == .notes:
-                guard let id = UUID(uuidString: change.key), let note = try LocalNote.fetchOne(db, key: id) else { continue }
+                guard let id = UUID(wireString: change.key), let note = try LocalNote.fetchOne(db, key: id) else { continue }
                 // A pending change stays: the push lets the server weigh an edit against the delete, and a
                 // delete made here records its own time on the tombstone, which may be later than the pulled one's.
                 if note.syncStatus == .synced || (note.syncStatus == .pendingDelete && note.isRejected) { try note.delete(db) }

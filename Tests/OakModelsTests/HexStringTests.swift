@@ -33,4 +33,24 @@ extension HexStringTests {
             #expect(id.wireString == id.uuidString.lowercased())
         }
     }
+
+    @Test("an id is read in either case as Foundation reads it; any other length, hyphen place or character is refused")
+    func readingWireIDs() throws {
+        for _ in 0..<1_000 {
+            let id = UUID()
+            #expect(UUID(wireString: id.wireString) == id)
+            #expect(UUID(wireString: id.uuidString) == id)
+            #expect(UUID(wireString: id.wireString) == UUID(uuidString: id.wireString))
+        }
+        #expect(UUID(wireString: "0a1B2c3D-4e5f-6071-8293-A4b5c6d7e8f9")?.wireString == "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9")
+        let refused = [
+            "", "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f", "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f90", "0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+            "0a1b2c3-d4e5f-6071-8293-a4b5c6d7e8f9", "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8g9", "{0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f}",
+            " a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9", "+a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9", "0a1b2c3d-4e5f-6071-8293_a4b5c6d7e8f9",
+            "0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8é",
+        ]
+        for text in refused {
+            #expect(UUID(wireString: text) == nil, "\(text)")
+        }
+    }
 }

@@ -52,7 +52,7 @@ struct NotesController {
     }
 
     private func noteID(_ context: OakRequestContext) throws -> UUID {
-        guard let id = UUID(uuidString: try context.pathParameter("id")) else { throw OakError.invalid("id", "must be a UUID") }
+        guard let id = UUID(wireString: try context.pathParameter("id")) else { throw OakError.invalid("id", "must be a UUID") }
         return id
     }
 
