@@ -84,24 +84,31 @@ extension PostgresStore: NoteRepository {
     {
         let key = Species.normalizedName(name)
         let sourceId = sourceId ?? Source.personalObservationID
-        guard
-            let row = try await session.row(
-                """
-                SELECT e.scientific_name AS species, EXISTS (SELECT 1 FROM sources WHERE id = $3)::int AS source_exists,
-                    (SELECT uuid FROM species_sources ss WHERE ss.scientific_name = e.scientific_name AND ss.source_id = $3) AS existing
-                FROM (SELECT scientific_name FROM oak_entries WHERE scientific_name IN ($1, $2) ORDER BY (scientific_name = $1) DESC LIMIT 1) e
-                """, [.text(key), .text(Species.alternateName(key)), StoredValue(sourceId)]),
-            let species = row.text("species")
-        else {
-            throw OakError.unknownReference("scientificName", "no species named '\(key)' exists")
+        let row = try await session.row(
+            """
+            SELECT e.scientific_name AS species, EXISTS (SELECT 1 FROM sources WHERE id = $3)::int AS source_exists,
+                (SELECT uuid FROM species_sources ss WHERE ss.scientific_name = e.scientific_name AND ss.source_id = $3) AS existing
+            FROM (SELECT scientific_name FROM oak_entries WHERE scientific_name IN ($1, $2) ORDER BY (scientific_name = $1) DESC LIMIT 1) e
+            """, [.text(key), .text(Species.alternateName(key)), StoredValue(sourceId)])
+        return try newNoteRecord(
+            id: id, name: name, storedName: row?.text("species"), sourceId: sourceId, sourceExists: row?.bool("source_exists") ?? false,
+            existing: row?.text("existing"), fields: fields, at: time)
+    }
+
+    /// A new row for a note, given what was read about it: the name its species is stored under (nil when no
+    /// species has the name: 404 naming `scientificName`), whether its source exists (else 404 naming
+    /// `sourceId`), and the note the species already has from the source (409 naming it).
+    static func newNoteRecord(
+        id: UUID, name: String, storedName: String?, sourceId: Int, sourceExists: Bool, existing: String?, fields: NoteFields, at time: Date
+    ) throws -> SpeciesSource {
+        if let storedName {
+            guard sourceExists else { throw OakError.unknownReference("sourceId", "no source with id \(sourceId) exists") }
+            if let existing {
+                throw OakError(
+                    .conflict, "Species '\(storedName)' already has a note from source \(sourceId)", details: ["id": .string(existing)])
+            }
         }
-        guard row.bool("source_exists") else {
-            throw OakError.unknownReference("sourceId", "no source with id \(sourceId) exists")
-        }
-        if let existing = row.text("existing") {
-            throw OakError(.conflict, "Species '\(species)' already has a note from source \(sourceId)", details: ["id": .string(existing)])
-        }
-        return try SpeciesSource.newNote(id: id, species: species, sourceId: sourceId, fields: fields, at: time)
+        return try SpeciesSource.newNote(id: id, name: name, storedName: storedName, sourceId: sourceId, fields: fields, at: time)
     }
 
     /// A note's row with `fields` applied and validated (a 400 naming the field), not yet written.

@@ -35,11 +35,12 @@ extension PostgresStore: SyncRepository {
         }
         let now = self.now
         return try await write { session in
-            // Each statement is a round trip: what every change of the batch needs is read in three queries.
+            // Each statement is a round trip: what every change of the batch needs is read in six queries.
             var batch = try await Self.pushBatch(session, changes)
+            var slots = try await PushNoteSlots.read(session, for: batch)
             for (index, change) in changes.enumerated() {
                 if batch.awaitsAnswer(for: change.id) { try await Self.answerStored(session, &batch) }
-                try await Self.applyOnce(session, index, now: now, batch: &batch)
+                try await Self.applyOnce(session, index, now: now, batch: &batch, slots: &slots)
             }
             try await Self.answerStored(session, &batch)
             try await Self.saveReceipts(session, batch)
@@ -121,12 +122,14 @@ extension PostgresStore: SyncRepository {
 
     /// Applies the change at `index` once and answers it (`PushBatch`): a change seen before (same receipt
     /// digest) gets its recorded answer and changes nothing.
-    static func applyOnce(_ session: PostgresSession, _ index: Int, now: Date, batch: inout PushBatch) async throws {
+    static func applyOnce(_ session: PostgresSession, _ index: Int, now: Date, batch: inout PushBatch, slots: inout PushNoteSlots)
+        async throws
+    {
         if batch.answerIfSeen(index) { return }
         let change = batch.changes[index]
         let known: (note: Note?, tombstone: NoteTombstone?)
         if let state = batch.state(of: change.id) { known = state } else { known = try await storedState(session, change.id) }
-        switch try await decide(session, change, current: known.note, tombstone: known.tombstone, now: now) {
+        switch try await decide(session, change, current: known.note, tombstone: known.tombstone, now: now, batch: batch, slots: &slots) {
         case .answer(let result): try batch.answer(index, with: result)
         case .stored: batch.awaitAnswer(index)
         }
@@ -153,7 +156,7 @@ extension PostgresStore: SyncRepository {
         try batch.finishAwaited()
     }
 
-    /// Reads what a push batch's changes need, in three queries (see `PushBatch`).
+    /// Reads what a push batch's changes need, in four queries (see `PushBatch`).
     static func pushBatch(_ session: PostgresSession, _ changes: [PushChange]) async throws -> PushBatch {
         let elements = "SELECT jsonb_array_elements_text($1::jsonb)"
         var batch = PushBatch(changes)
@@ -163,6 +166,7 @@ extension PostgresStore: SyncRepository {
         let ids = StoredValue.text(PushBatch.ids(of: changes))
         for row in try await session.rows("\(StoreSQL.noteSelect) WHERE ss.uuid IN (\(elements))", [ids]) { batch.addNote(Note(row: row)) }
         for row in try await session.rows(PushBatch.tombstonesQuery(elements: elements), [ids]) { batch.addTombstone(row) }
+        for row in try await session.rows(PushBatch.speciesQuery(elements: elements), [.text(batch.speciesNamesJSON)]) { batch.addSpecies(row) }
         return batch
     }
 
@@ -176,20 +180,21 @@ extension PostgresStore: SyncRepository {
     }
 
     /// Carries out the shared push rule (`PushPlan`) for one change, given the note as stored (`current`) or
-    /// its tombstone.
-    static func decide(_ session: PostgresSession, _ change: PushChange, current: Note?, tombstone: NoteTombstone?, now: Date)
-        async throws -> PushDecision
-    {
-        var storedName: String?
-        if current != nil, let body = change.note { storedName = try await Self.storedName(session, body.scientificName) }
+    /// its tombstone; species names are looked up among those the batch read, and a new note is checked
+    /// against the batch's slots.
+    static func decide(
+        _ session: PostgresSession, _ change: PushChange, current: Note?, tombstone: NoteTombstone?, now: Date, batch: PushBatch,
+        slots: inout PushNoteSlots
+    ) async throws -> PushDecision {
         do {
-            let plan = try PushPlan.plan(
-                for: change, current: current, tombstone: tombstone, now: now, storedName: { storedName ?? Species.normalizedName($0) })
+            let storedName = { (name: String) in batch.existingSpeciesName(name) ?? Species.normalizedName(name) }
+            let plan = try PushPlan.plan(for: change, current: current, tombstone: tombstone, now: now, storedName: storedName)
             switch plan {
             case .answer(let result):
                 return .answer(result)
             case .delete(let note, let time):
                 try await deleteSpeciesSource(session, try await fetchSpeciesSource(session, note.scientificName, note.sourceId), at: time)
+                slots.freed(by: note)
                 return .answer(PushResult(id: change.id, status: .applied, version: try await fetchTombstone(session, change.id)?.version))
             case .moveTombstone(let tombstone, let time):
                 try await stampTombstone(session, change.id, at: time)
@@ -199,8 +204,10 @@ extension PostgresStore: SyncRepository {
             case .unchanged:
                 break
             case .insert(let name, let sourceId, let fields, let time):
-                var record = try await newNoteRecord(session, id: change.id, name: name, sourceId: sourceId, fields: fields, at: time)
+                var record = try slots.newNoteRecord(
+                    id: change.id, name: name, storedName: batch.existingSpeciesName(name), sourceId: sourceId, fields: fields, at: time)
                 try await insertChecked(session, &record)
+                slots.filled(by: record)
             }
         } catch let error as OakError where error.code == .conflict {
             // Another device created the note for this species and source first: its note is the server's.

@@ -289,6 +289,28 @@ struct SyncRoutesTests {
         }
     }
 
+    @Test("a note deleted earlier in a batch frees its species and source for a new note later in the same batch")
+    func pushReusesAPairFreedInTheBatch() async throws {
+        let env = try await TestEnvironment()
+        try await env.test { client in
+            let now = env.clock.now
+            let old = UUID().uuidString.lowercased()
+            let created = try await client.push([SyncWire.change(old, at: now.addingTimeInterval(-60), bark: "old")])
+            let version = try #require(created.first?["version"] as? Int)
+            let new = UUID().uuidString.lowercased()
+            let results = try await client.push([
+                SyncWire.change(old, op: "delete", base: version, at: now.addingTimeInterval(-30)),
+                SyncWire.change(new, at: now.addingTimeInterval(-20), bark: "new"),
+                SyncWire.change(UUID().uuidString.lowercased(), at: now.addingTimeInterval(-10), bark: "third, same pair"),
+            ])
+            #expect(results.compactMap { $0["status"] as? String } == ["applied", "applied", "stale"])
+            #expect((results[2]["note"] as? [String: Any])?["id"] as? String == new)
+            #expect(try await env.count("SELECT COUNT(*) FROM species_sources WHERE scientific_name = 'alba' AND source_id = 3") == 1)
+            let stored = try await client.send(.get, "/api/v1/notes/\(new)").object()
+            #expect((stored["fields"] as? [String: Any])?["bark"] as? String == "new")
+        }
+    }
+
     @Test("a change whose baseVersion equals the server version fast-forwards whatever the clocks say")
     func fastForward() async throws {
         let env = try await TestEnvironment()

@@ -1,0 +1,68 @@
+import Foundation
+import OakModels
+import OakStore
+
+/// What a push batch's new notes are checked against, read in two queries for the whole batch instead of one
+/// per new note: which of the sources the batch names exist, and which note each (species, source) pair it
+/// names already has. The batch's own inserts and deletes keep it current; nothing else can change it
+/// meanwhile, since a push holds the write lock (`PostgresStore.write`).
+struct PushNoteSlots {
+    private struct Slot: Hashable, Codable {
+        let species: String
+        let source: Int
+    }
+
+    private var sources: Set<Int> = []
+    private var notes: [Slot: String] = [:]
+
+    /// Reads the slots of a batch whose species were read (`PushBatch.addSpecies`).
+    static func read(_ session: PostgresSession, for batch: PushBatch) async throws -> PushNoteSlots {
+        var sourceIDs: Set<Int> = []
+        var wanted: Set<Slot> = []
+        for change in batch.changes {
+            guard let note = change.note else { continue }
+            let source = note.sourceId ?? Source.personalObservationID
+            sourceIDs.insert(source)
+            if let species = batch.existingSpeciesName(note.scientificName) { wanted.insert(Slot(species: species, source: source)) }
+        }
+        var slots = PushNoteSlots()
+        guard !sourceIDs.isEmpty else { return slots }
+        for row in try await session.rows(
+            "SELECT id FROM sources WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)::bigint)", [.text(ColumnCoding.json(sourceIDs.sorted()))])
+        {
+            if let id = row.integer("id") { slots.sources.insert(Int(id)) }
+        }
+        guard !wanted.isEmpty else { return slots }
+        for row in try await session.rows(
+            """
+            SELECT ss.scientific_name, ss.source_id, ss.uuid FROM species_sources ss
+            JOIN jsonb_to_recordset($1::jsonb) AS wanted(species text, source bigint)
+                ON ss.scientific_name = wanted.species AND ss.source_id = wanted.source
+            """, [.text(ColumnCoding.json(Array(wanted)))])
+        {
+            guard let species = row.text("scientific_name"), let source = row.integer("source_id"), let id = row.text("uuid") else { continue }
+            slots.notes[Slot(species: species, source: Int(source))] = id
+        }
+        return slots
+    }
+
+    /// A new note's row, checked against the slots as `PostgresStore.newNoteRecord` checks it against the tables.
+    func newNoteRecord(id: UUID, name: String, storedName: String?, sourceId: Int?, fields: NoteFields, at time: Date) throws
+        -> SpeciesSource
+    {
+        let source = sourceId ?? Source.personalObservationID
+        return try PostgresStore.newNoteRecord(
+            id: id, name: name, storedName: storedName, sourceId: source, sourceExists: sources.contains(source),
+            existing: storedName.flatMap { notes[Slot(species: $0, source: source)] }, fields: fields, at: time)
+    }
+
+    /// Records a note the batch inserted.
+    mutating func filled(by record: SpeciesSource) {
+        notes[Slot(species: record.scientificName, source: record.sourceId)] = record.uuid.wireString
+    }
+
+    /// Records a note the batch deleted.
+    mutating func freed(by note: Note) {
+        notes[Slot(species: note.scientificName, source: note.sourceId)] = nil
+    }
+}
