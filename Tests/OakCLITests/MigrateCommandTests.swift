@@ -41,6 +41,8 @@ struct MigrateCommandTests {
             #expect(copied.output.split(separator: "\n").contains { $0.hasPrefix(table + " ") && $0.hasSuffix("ok") }, "\(table)")
         }
         #expect(copied.output.contains("every table verified"))
+        // The copy left the planner its statistics.
+        #expect(try await postgresCount(url: url, "SELECT COUNT(*) FROM pg_stats WHERE tablename = ?", ["change_log"]) > 0)
 
         // The PostgreSQL server answers the same export, and the device goes on from its cursor.
         let server = try await ServerProcess(database: url, home: home)
