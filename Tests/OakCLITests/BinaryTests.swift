@@ -28,8 +28,19 @@ struct OakBinary {
     static func run(
         _ arguments: [String], home: URL, environment: [String: String] = [:], timeout: Duration = .seconds(30), binary: String = "oak"
     ) async throws -> Outcome {
+        try await run(executable: try url(of: binary), arguments, home: home, environment: environment, timeout: timeout)
+    }
+
+    /// Runs a bash `script` with the `oak` executable as `$0` and `arguments` as `$1`…, as `run` runs `oak`.
+    static func runInShell(_ script: String, _ arguments: [String], home: URL, timeout: Duration = .seconds(30)) async throws -> Outcome {
+        try await run(executable: URL(fileURLWithPath: "/bin/bash"), ["-c", script, try url.path] + arguments, home: home, timeout: timeout)
+    }
+
+    private static func run(
+        executable: URL, _ arguments: [String], home: URL, environment: [String: String] = [:], timeout: Duration
+    ) async throws -> Outcome {
         let process = Process()
-        process.executableURL = try url(of: binary)
+        process.executableURL = executable
         process.arguments = arguments
         process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
         process.currentDirectoryURL = home
@@ -43,7 +54,7 @@ struct OakBinary {
         while process.isRunning {
             if ContinuousClock.now > deadline {
                 process.terminate()
-                Issue.record("oak \(arguments.joined(separator: " ")) did not finish in \(timeout)")
+                Issue.record("\(executable.lastPathComponent) \(arguments.joined(separator: " ")) did not finish in \(timeout)")
                 break
             }
             try await Task.sleep(for: .milliseconds(20))

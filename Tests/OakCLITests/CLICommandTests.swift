@@ -47,6 +47,17 @@ struct CLICommandTests {
         #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("oak_compendium.db").path))
     }
 
+    @Test("a reader that goes away (oak export | true) ends oak quietly by SIGPIPE, without a crash report, even with SIGPIPE ignored")
+    func closedPipeEndsQuietly() async throws {
+        let (home, path) = try await starterDatabase()
+        // SIGPIPE is ignored, as a process that started NIO or a supervisor may leave it, so the write fails with
+        // EPIPE; the reader has exited by the time oak writes.
+        let outcome = try await OakBinary.runInShell(
+            #"trap "" PIPE; ( sleep 0.3; exec "$0" export --database "$1" ) | true; exit "${PIPESTATUS[0]}""#, [path], home: home)
+        #expect(outcome.status == 128 + SIGPIPE)
+        #expect(outcome.error.isEmpty, "\(outcome.error)")
+    }
+
     @Test("safety: oak-bench seed never defaults to the user's database")
     func benchNeedsADatabase() async throws {
         let (home, path) = try await starterDatabase()

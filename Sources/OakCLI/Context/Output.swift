@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+import Darwin
+private let systemWrite = Darwin.write
+#endif
+
 /// How read commands print: aligned text for people, or one JSON document (`--json`) for scripts.
 public enum OutputFormat: Sendable {
     case text
@@ -14,8 +22,29 @@ public struct OutputStream: Sendable {
         writeText = write
     }
 
-    public static let standardOutput = OutputStream { FileHandle.standardOutput.write(Data($0.utf8)) }
-    public static let standardError = OutputStream { FileHandle.standardError.write(Data($0.utf8)) }
+    public static let standardOutput = OutputStream { writeAll($0, to: STDOUT_FILENO) }
+    public static let standardError = OutputStream { writeAll($0, to: STDERR_FILENO) }
+
+    /// Writes all of `text` to a standard stream, unbuffered. When nobody reads it any more (`oak … | head`),
+    /// the process ends as Unix tools do, by SIGPIPE and without a word; Foundation's `FileHandle.write`
+    /// stopped it with a crash report.
+    private static func writeAll(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count, let base = bytes.baseAddress {
+                let written = systemWrite(descriptor, base + offset, bytes.count - offset)
+                if written >= 0 {
+                    offset += written
+                } else if errno == EPIPE {
+                    signal(SIGPIPE, SIG_DFL)
+                    raise(SIGPIPE)
+                } else if errno != EINTR {
+                    return
+                }
+            }
+        }
+    }
 
     /// Writes `text` and a newline.
     public func line(_ text: String = "") {

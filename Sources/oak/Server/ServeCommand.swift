@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOPosix
+import OakCLI
 import OakServer
 import OakStore
 
@@ -142,12 +143,10 @@ struct ServeCommand: AsyncParsableCommand {
                 .bind(host: host, port: port).get()
             try await channel.close()
         } catch let error as IOError where error.errnoCode == EADDRINUSE {
-            FileHandle.standardError.write(
-                Data(
-                    "error: \(host):\(port) is already in use (another oak serve?); choose another port with --port or OAK_PORT\n".utf8))
+            OutputStream.standardError.line("error: \(host):\(port) is already in use (another oak serve?); choose another port with --port or OAK_PORT")
             throw ExitCode.failure
         } catch {
-            FileHandle.standardError.write(Data("error: cannot listen on \(host):\(port): \(error)\n".utf8))
+            OutputStream.standardError.line("error: cannot listen on \(host):\(port): \(error)")
             throw ExitCode.failure
         }
     }

@@ -35,7 +35,7 @@ struct CatalogOptions: ParsableArguments {
             let environment = ProcessInfo.processInfo.environment
             let resolved = try Target.resolve(target, environment: environment)
             let catalog = try resolved.open(create: create)
-            if verbose { FileHandle.standardError.write(Data("Using the \(catalog.location)\n".utf8)) }
+            if verbose { OutputStream.standardError.line("Using the \(catalog.location)") }
             try await body(CommandContext(catalog: catalog, target: resolved, environment: environment, format: json ? .json : .text))
         }
     }
@@ -49,7 +49,7 @@ func reportingFailures(_ body: () async throws -> Void) async throws {
         throw exit
     } catch {
         let failure = CLIError(error)
-        FileHandle.standardError.write(Data("error: \(failure.description)\n".utf8))
+        OutputStream.standardError.line("error: \(failure.description)")
         throw ExitCode(failure.exitCode)
     }
 }

@@ -49,8 +49,7 @@ struct DatabaseOptions: ParsableArguments {
         do {
             return try await PostgresStore.connect(url: url, logger: logger)
         } catch {
-            FileHandle.standardError.write(
-                Data("error: cannot open the PostgreSQL database at \(PostgresURL.redacted(url)): \(CLIError(error).description)\n".utf8))
+            OutputStream.standardError.line("error: cannot open the PostgreSQL database at \(PostgresURL.redacted(url)): \(CLIError(error).description)")
             throw ExitCode.failure
         }
     }
@@ -83,14 +82,14 @@ struct ExistingDatabaseOptions: ParsableArguments {
             throw ValidationError("This command works on a SQLite file; a PostgreSQL database is backed up with pg_dump")
         }
         try await reportingFailures { try Target.requireDatabase(at: path, create: create, option: "--db") }
-        if verbose { FileHandle.standardError.write(Data("Using the database \(path)\n".utf8)) }
+        if verbose { OutputStream.standardError.line("Using the database \(path)") }
         return try location.open()
     }
 
     /// The store the options name, SQLite (which must exist unless `--create`) or PostgreSQL.
     func openStore() async throws -> any CompendiumStore {
         guard try location.postgresURL() != nil else { return try await open() }
-        if verbose { FileHandle.standardError.write(Data("Using the database \(try location.describe())\n".utf8)) }
+        if verbose { OutputStream.standardError.line("Using the database \(try location.describe())") }
         return try await location.openStore()
     }
 }
