@@ -63,6 +63,20 @@ struct CatalogRoutesTests {
         }
     }
 
+    @Test("If-None-Match compares weakly: a list naming the ETag, with or without W/ and blanks around it, or *, answers 304; others 200")
+    func ifNoneMatchForms() async throws {
+        let env = try await TestEnvironment()
+        try await env.test { client in
+            let etag = try #require(try await client.send(.get, "/api/v1/species?limit=5").headers[.eTag])
+            for value in [etag, "W/\(etag)", #""other", W/\#(etag)"#, " \"other\" ,\t\(etag) ", "*"] {
+                #expect(try await client.send(.get, "/api/v1/species?limit=5", headers: [.ifNoneMatch: value]).status == .notModified, "\(value)")
+            }
+            for value in [#""other""#, #""other", W/"again""#, "W/", "\(etag.dropLast(2))x\""] {
+                #expect(try await client.send(.get, "/api/v1/species?limit=5", headers: [.ifNoneMatch: value]).status == .ok, "\(value)")
+            }
+        }
+    }
+
     @Test("export ETag is strong and stable; If-None-Match answers 304 until the data changes")
     func exportETag() async throws {
         let env = try await TestEnvironment()

@@ -58,7 +58,7 @@ struct NotesController {
 
     /// The version an `If-Match` header names (`*` matches any); a header of another form is a 400.
     private func expectedVersion(_ request: Request) throws -> Int64? {
-        guard let header = request.headers[.ifMatch]?.trimmingCharacters(in: .whitespaces), header != "*" else { return nil }
+        guard let header = request.headers[.ifMatch].map({ String($0.trimmingWhitespace) }), header != "*" else { return nil }
         let tag = header.hasPrefix("W/") ? header.dropFirst(2) : Substring(header)
         let quoted = tag.count >= 2 && tag.hasPrefix("\"") && tag.hasSuffix("\"")
         let digits = quoted ? tag.dropFirst().dropLast() : tag

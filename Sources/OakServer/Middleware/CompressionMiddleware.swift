@@ -1,6 +1,7 @@
 import CompressNIO
 import HTTPTypes
 import Hummingbird
+import OakModels
 
 /// gzip for responses over 1 KB when the client accepts it; small responses go out plain.
 struct CompressionMiddleware: RouterMiddleware {
@@ -26,7 +27,7 @@ struct CompressionMiddleware: RouterMiddleware {
     static func acceptsGzip(_ header: String?) -> Bool {
         guard let header else { return false }
         return header.split(separator: ",").contains { item in
-            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let parts = item.split(separator: ";").map { $0.trimmingWhitespace.lowercased() }
             return (parts.first == "gzip" || parts.first == "*") && !parts.dropFirst().contains { $0 == "q=0" || $0 == "q=0.0" }
         }
     }

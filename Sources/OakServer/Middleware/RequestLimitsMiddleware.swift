@@ -31,7 +31,7 @@ struct RequestLimitsMiddleware: RouterMiddleware {
     }
 
     static func isJSON(_ contentType: String) -> Bool {
-        let mediaType = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let mediaType = contentType.split(separator: ";").first?.trimmingWhitespace.lowercased() ?? ""
         return mediaType == "application/json" || mediaType.hasSuffix("+json")
     }
 }

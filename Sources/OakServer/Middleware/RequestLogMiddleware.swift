@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import OakModels
 
 /// Gives every request an id (the client's `X-Request-ID` when sane), logs one structured line per
 /// request (method, path, status, duration, id; never credentials) and records metrics.
@@ -49,8 +50,8 @@ struct RequestLogMiddleware: RouterMiddleware {
     /// The socket's address, or behind a trusted proxy `Fly-Client-IP` or the first `X-Forwarded-For` entry.
     func clientIP(_ request: Request, _ context: OakRequestContext) -> String {
         if trustProxy {
-            if let fly = request.headers[.flyClientIP]?.trimmingCharacters(in: .whitespaces), !fly.isEmpty { return fly }
-            if let first = request.headers[.forwardedFor]?.split(separator: ",").first?.trimmingCharacters(in: .whitespaces),
+            if let fly = request.headers[.flyClientIP].map({ String($0.trimmingWhitespace) }), !fly.isEmpty { return fly }
+            if let first = request.headers[.forwardedFor]?.split(separator: ",").first.map({ String($0.trimmingWhitespace) }),
                 !first.isEmpty
             {
                 return first

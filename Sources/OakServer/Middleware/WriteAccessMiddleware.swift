@@ -25,7 +25,7 @@ struct Authenticator: Sendable {
     static func presentedKey(_ request: Request) -> String? {
         if let authorization = request.headers[.authorization] {
             let parts = authorization.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" { return parts[1].trimmingCharacters(in: .whitespaces) }
+            if parts.count == 2, parts[0].lowercased() == "bearer" { return String(parts[1].trimmingWhitespace) }
         }
         if let key = request.headers[.apiKey], !key.isEmpty { return key }
         return nil
