@@ -294,14 +294,14 @@ struct SyncRoutesTests {
         let env = try await TestEnvironment()
         try await env.test { client in
             let now = env.clock.now
-            let old = UUID().uuidString.lowercased()
+            let old = UUID().wireString
             let created = try await client.push([SyncWire.change(old, at: now.addingTimeInterval(-60), bark: "old")])
             let version = try #require(created.first?["version"] as? Int)
-            let new = UUID().uuidString.lowercased()
+            let new = UUID().wireString
             let results = try await client.push([
                 SyncWire.change(old, op: "delete", base: version, at: now.addingTimeInterval(-30)),
                 SyncWire.change(new, at: now.addingTimeInterval(-20), bark: "new"),
-                SyncWire.change(UUID().uuidString.lowercased(), at: now.addingTimeInterval(-10), bark: "third, same pair"),
+                SyncWire.change(UUID().wireString, at: now.addingTimeInterval(-10), bark: "third, same pair"),
             ])
             #expect(results.compactMap { $0["status"] as? String } == ["applied", "applied", "stale"])
             #expect((results[2]["note"] as? [String: Any])?["id"] as? String == new)
