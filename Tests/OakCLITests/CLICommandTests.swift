@@ -58,6 +58,14 @@ struct CLICommandTests {
         #expect(outcome.error.isEmpty, "\(outcome.error)")
     }
 
+    @Test("output that cannot be written (oak export > /dev/full) is exit 1 with one line on stderr, not a truncated success")
+    func unwritableOutputFails() async throws {
+        let (home, path) = try await starterDatabase()
+        let outcome = try await OakBinary.runInShell(#"exec "$0" export --database "$1" > /dev/full"#, [path], home: home)
+        #expect(outcome.status == 1)
+        #expect(outcome.error == "error: cannot write to standard output: No space left on device\n")
+    }
+
     @Test("safety: oak-bench seed never defaults to the user's database")
     func benchNeedsADatabase() async throws {
         let (home, path) = try await starterDatabase()

@@ -27,7 +27,8 @@ public struct OutputStream: Sendable {
 
     /// Writes all of `text` to a standard stream, unbuffered. When nobody reads it any more (`oak … | head`),
     /// the process ends as Unix tools do, by SIGPIPE and without a word; Foundation's `FileHandle.write`
-    /// stopped it with a crash report.
+    /// stopped it with a crash report. Any other failure (a full disk) ends it with exit code 1 and, for
+    /// standard output, one line on standard error: what was written is not all there.
     private static func writeAll(_ text: String, to descriptor: Int32) {
         var text = text
         text.withUTF8 { bytes in
@@ -40,7 +41,10 @@ public struct OutputStream: Sendable {
                     signal(SIGPIPE, SIG_DFL)
                     raise(SIGPIPE)
                 } else if errno != EINTR {
-                    return
+                    if descriptor != STDERR_FILENO {
+                        writeAll("error: cannot write to standard output: \(String(cString: strerror(errno)))\n", to: STDERR_FILENO)
+                    }
+                    exit(1)
                 }
             }
         }
