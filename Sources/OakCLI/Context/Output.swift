@@ -40,6 +40,7 @@ public struct OutputStream: Sendable {
                 } else if errno == EPIPE {
                     signal(SIGPIPE, SIG_DFL)
                     raise(SIGPIPE)
+                    exit(128 + SIGPIPE)  // Reached only if the signal is blocked.
                 } else if errno != EINTR {
                     if descriptor != STDERR_FILENO {
                         writeAll("error: cannot write to standard output: \(String(cString: strerror(errno)))\n", to: STDERR_FILENO)
