@@ -39,15 +39,14 @@ struct OakBinary {
     private static func run(
         executable: URL, _ arguments: [String], home: URL, environment: [String: String] = [:], timeout: Duration
     ) async throws -> Outcome {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ["HOME": home.path, "PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
-        process.currentDirectoryURL = home
         let (output, error) = (Pipe(), Pipe())
-        process.standardOutput = output
-        process.standardError = error
-        try process.launchOneAtATime()
+        let process = try SpawnedProcess(
+            executable: executable, arguments: arguments,
+            environment: ["HOME": home.path, "PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }, directory: home,
+            output: output.fileHandleForWriting.fileDescriptor, error: error.fileHandleForWriting.fileDescriptor)
+        // Only the child writes now: its exit ends the text.
+        try output.fileHandleForWriting.close()
+        try error.fileHandleForWriting.close()
         // Read while the process runs: a child writing more than a pipe holds (64 KiB) waits for a reader.
         let (outputText, errorText) = (PipeText(output), PipeText(error))
         let deadline = ContinuousClock.now + timeout
@@ -66,17 +65,6 @@ struct OakBinary {
     }
 }
 
-extension Process {
-    private static let launchLock = NSLock()
-
-    /// Starts the process, one launch at a time across the test run. This does not prevent the SIGSEGV in a
-    /// `memcpy` inside `Process.run()` that a test run sometimes hits: that is a bug of this toolchain's Foundation
-    /// (`findMaximumOpenFromProcSelfFD` copies a whole `d_name` past glibc's readdir buffer; fixed upstream by
-    /// swiftlang/swift-corelibs-foundation#5472, not in Swift 6.3.1), which no caller can avoid.
-    func launchOneAtATime() throws {
-        try Self.launchLock.withLock { try run() }
-    }
-}
 
 /// A new empty directory to use as HOME and working directory.
 func temporaryHome() -> URL { temporaryDirectory("oak-home") }
@@ -121,14 +109,11 @@ struct BinaryTests {
         let socket = try ServerSocket()
         let port = socket.port
         socket.close()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // Started as a shell with a low soft limit starts it.
-        process.arguments = ["-c", "ulimit -Sn 256 && exec \"$0\" serve --port \(port) --db \"$1\" --no-daily-backup", try OakBinary.url.path, path]
-        process.environment = ["HOME": home.path, "OAK_API_KEY": "fd-limit-test-key-0123456789"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.launchOneAtATime()
+        let process = try SpawnedProcess(
+            executable: URL(fileURLWithPath: "/bin/sh"),
+            arguments: ["-c", "ulimit -Sn 256 && exec \"$0\" serve --port \(port) --db \"$1\" --no-daily-backup", try OakBinary.url.path, path],
+            environment: ["HOME": home.path, "OAK_API_KEY": "fd-limit-test-key-0123456789"])
         defer { process.terminate() }
         var limits = ""
         for _ in 0..<200 {

@@ -3,6 +3,7 @@ import GRDB
 import OakModels
 import OakStore
 import OakStoreSQLite
+import OakTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -20,7 +21,7 @@ func starterDatabase() async throws -> (home: URL, path: String) {
 
 /// A live `oak serve` (the built binary) on a free loopback port, stopped when the test ends.
 final class ServerProcess: @unchecked Sendable {
-    let process = Process()
+    let process: SpawnedProcess
     let url: String
     let key = "cli-test-owner-key-0123456789"
 
@@ -46,24 +47,24 @@ final class ServerProcess: @unchecked Sendable {
                 "--no-daily-backup",
                 "--backup-dir", home.appendingPathComponent("backups").path,
             ] + extraArguments
+        let executable: URL
+        var launchArguments = arguments
         if let fileLimit {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", try OakBinary.url.path] + arguments
+            executable = URL(fileURLWithPath: "/bin/sh")
+            launchArguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", try OakBinary.url.path] + arguments
         } else {
-            process.executableURL = try OakBinary.url
-            process.arguments = arguments
+            executable = try OakBinary.url
         }
-        process.environment = ["HOME": home.path, "OAK_API_KEY": key, "PATH": "/usr/bin:/bin"].merging(environment) { _, new in new }
+        var logHandle: FileHandle?
         if let log {
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            let handle = try FileHandle(forWritingTo: log)
-            process.standardOutput = handle
-            process.standardError = handle
-        } else {
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
+            logHandle = try FileHandle(forWritingTo: log)
         }
-        try process.launchOneAtATime()
+        process = try SpawnedProcess(
+            executable: executable, arguments: launchArguments,
+            environment: ["HOME": home.path, "OAK_API_KEY": key, "PATH": "/usr/bin:/bin"].merging(environment) { _, new in new },
+            output: logHandle?.fileDescriptor, error: logHandle?.fileDescriptor)
+        try logHandle?.close()
         for _ in 0..<200 {
             if let (_, response) = try? await URLSession.shared.data(from: URL(string: "\(url)/health/ready")!),
                 (response as? HTTPURLResponse)?.statusCode == 200
