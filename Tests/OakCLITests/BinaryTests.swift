@@ -65,7 +65,6 @@ struct OakBinary {
     }
 }
 
-
 /// A new empty directory to use as HOME and working directory.
 func temporaryHome() -> URL { temporaryDirectory("oak-home") }
 
