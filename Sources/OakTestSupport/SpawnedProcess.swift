@@ -62,6 +62,16 @@ public final class SpawnedProcess: @unchecked Sendable {
         processIdentifier = pid
     }
 
+    /// A child not waited for is waited for in the background, so it does not stay a zombie.
+    deinit {
+        guard waitStatus == nil else { return }
+        let pid = processIdentifier
+        Thread.detachNewThread {
+            var status: Int32 = 0
+            _ = waitpid(pid, &status, 0)
+        }
+    }
+
     private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
     private typealias AddChangeDirectory = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
 
