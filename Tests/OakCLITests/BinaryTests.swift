@@ -167,6 +167,13 @@ final class ServerSocket {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// A loopback port free a moment ago (another socket may take it before the caller binds it).
+    static func freePort() throws -> Int {
+        let socket = try ServerSocket()
+        defer { socket.close() }
+        return socket.port
+    }
+
     /// Whether something accepts connections on the loopback port.
     static func connect(port: Int) throws -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

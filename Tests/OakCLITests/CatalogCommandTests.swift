@@ -29,21 +29,36 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Starts on `database` (a file, or a PostgreSQL URL) on `port`, or on a free one, with `extraArguments` after the usual ones and `environment` added;
     /// its output and log go to `log` when given. `fileLimit` sets both file-descriptor limits first (through the shell's `ulimit`).
+    /// A free port can be taken by another test (a client's ephemeral port) before the server binds it; then the
+    /// server exits at once and is started again on another.
     init(
         database: String, home: URL, port: Int? = nil, extraArguments: [String] = [], log: URL? = nil, fileLimit: Int? = nil,
         environment: [String: String] = [:]
     ) async throws {
-        if let port {
-            self.port = port
-        } else {
-            let socket = try ServerSocket()
-            self.port = socket.port
-            socket.close()
+        var attempt = 0
+        while true {
+            attempt += 1
+            let chosen = try port ?? ServerSocket.freePort()
+            let started = try Self.start(
+                port: chosen, database: database, home: home, key: key, extraArguments: extraArguments, log: log, fileLimit: fileLimit,
+                environment: environment)
+            let url = "http://127.0.0.1:\(chosen)"
+            let ready = try await Self.becomesReady(started, url: url)
+            if ready || port != nil || attempt == 3 {
+                if !ready { Issue.record("oak serve exited before it was ready, \(attempt) times") }
+                (process, self.port, self.url) = (started, chosen, url)
+                return
+            }
         }
-        url = "http://127.0.0.1:\(self.port)"
+    }
+
+    /// Spawns `oak serve` (through the shell when a file limit is set).
+    private static func start(
+        port: Int, database: String, home: URL, key: String, extraArguments: [String], log: URL?, fileLimit: Int?, environment: [String: String]
+    ) throws -> SpawnedProcess {
         let arguments =
             [
-                "serve", "--port", String(self.port), database.hasPrefix("postgres") ? "--database-url" : "--db", database, "--no-rate-limit",
+                "serve", "--port", String(port), database.hasPrefix("postgres") ? "--database-url" : "--db", database, "--no-rate-limit",
                 "--no-daily-backup",
                 "--backup-dir", home.appendingPathComponent("backups").path,
             ] + extraArguments
@@ -60,21 +75,29 @@ final class ServerProcess: @unchecked Sendable {
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             logHandle = try FileHandle(forWritingTo: log)
         }
-        process = try SpawnedProcess(
+        let process = try SpawnedProcess(
             executable: executable, arguments: launchArguments,
             environment: ["HOME": home.path, "OAK_API_KEY": key, "PATH": "/usr/bin:/bin"].merging(environment) { _, new in new },
             output: logHandle?.fileDescriptor, error: logHandle?.fileDescriptor)
         try logHandle?.close()
+        return process
+    }
+
+    /// Waits up to 10 s for `/health/ready`: true once it answers, false if the server exited first; a server
+    /// still not ready is stopped and recorded as an issue.
+    private static func becomesReady(_ process: SpawnedProcess, url: String) async throws -> Bool {
         for _ in 0..<200 {
             if let (_, response) = try? await URLSession.shared.data(from: URL(string: "\(url)/health/ready")!),
                 (response as? HTTPURLResponse)?.statusCode == 200
             {
-                return
+                return true
             }
+            if !process.isRunning { return false }
             try await Task.sleep(for: .milliseconds(50))
         }
         process.terminate()
         Issue.record("oak serve did not start")
+        return true
     }
 
     /// Stops the server and waits until it has exited.
