@@ -187,8 +187,7 @@ extension PostgresStore: SyncRepository {
         slots: inout PushNoteSlots
     ) async throws -> PushDecision {
         do {
-            let storedName = { (name: String) in batch.existingSpeciesName(name) ?? Species.normalizedName(name) }
-            let plan = try PushPlan.plan(for: change, current: current, tombstone: tombstone, now: now, storedName: storedName)
+            let plan = try PushPlan.plan(for: change, current: current, tombstone: tombstone, now: now, storedName: batch.storedSpeciesName)
             switch plan {
             case .answer(let result):
                 return .answer(result)

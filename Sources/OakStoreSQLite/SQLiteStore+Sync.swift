@@ -237,8 +237,7 @@ extension SQLiteStore: SyncRepository {
         -> PushDecision
     {
         do {
-            let storedName = { (name: String) in batch.existingSpeciesName(name) ?? Species.normalizedName(name) }
-            switch try PushPlan.plan(for: change, current: current, tombstone: tombstone, now: now, storedName: storedName) {
+            switch try PushPlan.plan(for: change, current: current, tombstone: tombstone, now: now, storedName: batch.storedSpeciesName) {
             case .answer(let result):
                 return .answer(result)
             case .delete(let note, let time):

@@ -89,6 +89,12 @@ package struct PushBatch: Sendable {
         return species.contains(alternate) ? alternate : nil
     }
 
+    /// The name a note's species is kept under for comparison with a stored note: the existing species' name,
+    /// else the name normalized (as the backends' `storedName` does).
+    package func storedSpeciesName(_ name: String) -> String {
+        existingSpeciesName(name) ?? Species.normalizedName(name)
+    }
+
     /// Takes a row of `receiptsQuery`.
     package mutating func addReceipt(_ row: some StoredRow) {
         if let digest = row.text("digest"), let result = row.text("result") { receipts[digest] = result }
