@@ -18,17 +18,16 @@ struct TaxaController {
     }
 
     @Sendable func list(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Page<Taxon>> {
-        let level = try request.queryValues.string("level").map { try TaxonLevel.parse($0) }
-        return try await page(request, level: level)
+        let query = request.queryValues
+        return try await page(query, level: try query.string("level").map { try TaxonLevel.parse($0) })
     }
 
     @Sendable func listLevel(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Page<Taxon>> {
-        try await page(request, level: try TaxonLevel.parse(try context.pathParameter("level")))
+        try await page(request.queryValues, level: try TaxonLevel.parse(try context.pathParameter("level")))
     }
 
     /// Without `limit`, every taxon (as the original API answered and the web app expects).
-    private func page(_ request: Request, level: TaxonLevel?) async throws -> JSONResponse<Page<Taxon>> {
-        let query = request.queryValues
+    private func page(_ query: QueryValues, level: TaxonLevel?) async throws -> JSONResponse<Page<Taxon>> {
         let (limit, offset) = try query.pageBounds()
         let askedLimit = (query.string("limit") ?? "").isEmpty ? nil : limit
         return JSONResponse(
