@@ -105,9 +105,7 @@ struct BinaryTests {
     @Test("slow clients: oak serve raises its open-file soft limit to the hard limit at start")
     func fileDescriptorLimit() async throws {
         let (home, path) = try await starterDatabase()
-        let socket = try ServerSocket()
-        let port = socket.port
-        socket.close()
+        let port = try ServerSocket.freePort()
         // Started as a shell with a low soft limit starts it.
         let process = try SpawnedProcess(
             executable: URL(fileURLWithPath: "/bin/sh"),
