@@ -48,8 +48,9 @@ func buildRouter(
 ) -> Router<OakRequestContext> {
     let speciesRecords = SpeciesRecords(store: store)
     let metrics = ServerMetrics(pool: { store.poolStatus }, cachedBytes: { responseCache.bytesHeld })
+    let pullPages = PullReadAhead(store: store, metrics: metrics)
     let routes = RouteIndex(
-        routes: addRoutes(to: Router(context: OakRequestContext.self), configuration, store, metrics, speciesRecords).routes.map {
+        routes: addRoutes(to: Router(context: OakRequestContext.self), configuration, store, metrics, speciesRecords, pullPages).routes.map {
             ($0.method.rawValue, $0.path.description)
         })
     let router = Router(context: OakRequestContext.self, options: [.autoGenerateHeadEndpoints])
@@ -63,14 +64,14 @@ func buildRouter(
     router.add(middleware: ResponseCacheMiddleware(cache: responseCache, store: store))
     router.add(middleware: CompressionMiddleware())
     router.add(middleware: RequestLimitsMiddleware(maxBodySize: configuration.maxBodySize))
-    return addRoutes(to: router, configuration, store, metrics, speciesRecords)
+    return addRoutes(to: router, configuration, store, metrics, speciesRecords, pullPages)
 }
 
 /// Registers every controller; each resource's writes need that resource's ability.
 @discardableResult
 private func addRoutes(
     to router: Router<OakRequestContext>, _ configuration: ServerConfiguration, _ store: any CompendiumStore, _ metrics: ServerMetrics,
-    _ speciesRecords: SpeciesRecords
+    _ speciesRecords: SpeciesRecords, _ pullPages: PullReadAhead
 ) -> Router<OakRequestContext> {
     let authenticator = Authenticator(ownerKey: configuration.ownerKey, tokens: store)
     func writes(_ group: RouterGroup<OakRequestContext>, _ ability: Ability) -> RouterGroup<OakRequestContext> {
@@ -88,7 +89,7 @@ private func addRoutes(
     SourcesController(repository: store).addRoutes(to: writes(api.group("sources"), .sourcesWrite))
     CatalogController(repository: store).addRoutes(to: api)
     NotesController(repository: store).addRoutes(to: writes(api.group("notes"), .notesWrite))
-    SyncController(repository: store).addRoutes(to: writes(api.group("sync"), .notesWrite))
+    SyncController(repository: store, pages: pullPages).addRoutes(to: writes(api.group("sync"), .notesWrite))
     AuthController(authenticator: authenticator).addRoutes(to: api.group("auth"))
     BackupController(repository: store as? any BackupRepository, settings: configuration.backups).addRoutes(to: writes(api.group("backup"), .admin))
     OpenAPIController().addRoutes(to: api)

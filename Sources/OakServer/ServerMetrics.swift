@@ -28,6 +28,17 @@ public final class ServerMetrics: Sendable {
         histogram.record(duration)
     }
 
+    /// Counts a pull page that was read ahead (`PullReadAhead`) when it is asked for: answered from the read, or
+    /// read again because the data moved meanwhile.
+    func recordPullReadAhead(used: Bool) {
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "oak", subsystem: "sync", metricName: "pull_pages_read_ahead", unitName: "total",
+                helpText: "Pull pages read ahead and then asked for, by whether the read answered (used) or the data had moved (discarded)."),
+            labels: [("result", used ? "used" : "discarded")]
+        ).increment()
+    }
+
     private struct RequestKey: Hashable {
         var method: String
         var route: String

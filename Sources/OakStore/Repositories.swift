@@ -84,8 +84,7 @@ public protocol NoteRepository: Sendable {
 public protocol SyncRepository: Sendable {
     /// Changes after `cursor` in sequence order; no cursor gives a full snapshot. A cursor from before
     /// the compaction horizon (or from another database) answers 410.
-    /// The page is returned as JSON, the wire form of `PullResponse`.
-    func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> ByteBuffer
+    func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> PulledPage
     /// Applies note changes in order; the results are returned as JSON, the wire form of `PushResponse`.
     func push(_ changes: [PushChange]) async throws -> ByteBuffer
     /// Removes tombstones and push receipts older than `horizon`; returns how many tombstones went.

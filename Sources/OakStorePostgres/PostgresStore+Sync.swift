@@ -4,7 +4,7 @@ import OakModels
 import OakStore
 
 extension PostgresStore: SyncRepository {
-    public func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> ByteBuffer {
+    public func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> PulledPage {
         // One snapshot: the page and the head its cursor reports agree (see `PostgresSchema` for why a
         // change numbered below the head can never commit after it).
         try await snapshot { session in
@@ -24,8 +24,7 @@ extension PostgresStore: SyncRepository {
             var json = JSONOutput(capacity: 64 * 1024 + page.count * 1024)
             json.beginPull()
             try await Self.writeChanges(session, page, after: start, through: last ?? start, into: &json)
-            json.endPull(cursor: window.next(hasMore: hasMore, lastSequence: last), hasMore: hasMore)
-            return json.takeByteBuffer()
+            return json.endPull(cursor: window.next(hasMore: hasMore, lastSequence: last), hasMore: hasMore)
         }
     }
 

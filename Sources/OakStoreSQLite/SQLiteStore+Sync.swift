@@ -5,7 +5,7 @@ import OakModels
 import OakStore
 
 extension SQLiteStore: SyncRepository {
-    public func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> ByteBuffer {
+    public func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> PulledPage {
         try await longRead { db in
             let database = try Self.databaseID(db)
             let head = try Self.changeLogVersion(db)
@@ -19,8 +19,7 @@ extension SQLiteStore: SyncRepository {
             var json = JSONOutput(capacity: 64 * 1024 + page.count * 1024)
             json.beginPull()
             try Self.writeChanges(db, page, after: position.sequence, through: page.last?.sequence ?? position.sequence, into: &json)
-            json.endPull(cursor: window.next(hasMore: hasMore, lastSequence: page.last?.sequence), hasMore: hasMore)
-            return json.takeByteBuffer()
+            return json.endPull(cursor: window.next(hasMore: hasMore, lastSequence: page.last?.sequence), hasMore: hasMore)
         }
     }
 

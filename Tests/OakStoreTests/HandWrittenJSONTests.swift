@@ -139,7 +139,7 @@ struct HandWrittenJSONTests {
         var versions: [Int64] = []
         repeat {
             let page = try #require(
-                try JSONSerialization.jsonObject(with: Data(try await store.pull(cursor: cursor, limit: 150, entities: SyncEntity.allCases).readableBytesView))
+                try JSONSerialization.jsonObject(with: Data(try await store.pull(cursor: cursor, limit: 150, entities: SyncEntity.allCases).body.readableBytesView))
                     as? [String: Any])
             for change in try #require(page["changes"] as? [[String: Any]]) {
                 let key = try #require(change["key"] as? String)

@@ -21,7 +21,7 @@ struct StoreConformanceTests {
         var changes: [(String, Int64)] = []
         while true {
             let page = try JSONDecoder().decode(
-                PullResponse.self, from: Data(buffer: try await store.pull(cursor: cursor, limit: limit, entities: allEntities)))
+                PullResponse.self, from: Data(buffer: try await store.pull(cursor: cursor, limit: limit, entities: allEntities).body))
             changes += page.changes.map { ("\($0.entity.rawValue)/\($0.key)", $0.version) }
             cursor = page.cursor
             if !page.hasMore { return (changes, page.cursor) }

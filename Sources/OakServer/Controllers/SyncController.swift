@@ -3,9 +3,11 @@ import Hummingbird
 import OakModels
 import OakStore
 
-/// `/api/v1/sync`: cursor pulls of every change, and batched pushes of note changes.
+/// `/api/v1/sync`: cursor pulls of every change (each page after the first read ahead, see `PullReadAhead`),
+/// and batched pushes of note changes.
 struct SyncController {
     let repository: any SyncRepository
+    let pages: PullReadAhead
 
     /// The default and largest page of a pull.
     static let defaultPullLimit = 1000
@@ -22,7 +24,9 @@ struct SyncController {
         let limit = try query.int("limit") ?? Self.defaultPullLimit
         guard limit >= 1 else { throw OakError.invalid("limit", "must be at least 1") }
         let entities = try SyncEntity.parseList(query.string("entities"))
-        return .json(try await repository.pull(cursor: query.string("since"), limit: min(limit, Self.maxPullLimit), entities: entities))
+        let page = try await pages.page(
+            cursor: query.string("since"), limit: min(limit, Self.maxPullLimit), entities: entities, knownVersion: context.dataVersion)
+        return .json(page.body)
     }
 
     @Sendable func push(_ request: Request, context: OakRequestContext) async throws -> Response {

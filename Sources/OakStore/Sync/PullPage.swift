@@ -1,5 +1,19 @@
 import Foundation
+import NIOCore
 import OakModels
+
+/// A page of a pull: its JSON (the wire form of `PullResponse`) and, when more follow, the cursor that asks
+/// for the next page.
+public struct PulledPage: Sendable {
+    public let body: ByteBuffer
+    /// The page's `cursor` when `hasMore` is true; nil on the last page.
+    public let following: String?
+
+    package init(body: ByteBuffer, following: String?) {
+        self.body = body
+        self.following = following
+    }
+}
 
 /// Where a pull reads from, checked against the change log: the rules every backend's pull applies.
 package struct PullWindow {
@@ -71,13 +85,15 @@ extension JSONOutput {
         raw("}")
     }
 
-    /// Ends a `PullResponse` with its cursor.
-    package mutating func endPull(cursor: SyncCursor, hasMore: Bool) {
+    /// Ends a `PullResponse` with its cursor and hands the page over.
+    package mutating func endPull(cursor: SyncCursor, hasMore: Bool) -> PulledPage {
+        let cursor = cursor.description
         raw(#"],"cursor":"#)
-        string(cursor.description)
+        string(cursor)
         raw(#","hasMore":"#)
         bool(hasMore)
         raw("}")
+        return PulledPage(body: takeByteBuffer(), following: hasMore ? cursor : nil)
     }
 
     /// The `PushResult` of an upsert just stored: the note as the pull writes it, from `PulledNoteColumn`s.
