@@ -138,9 +138,8 @@ struct HandWrittenJSONTests {
         var cursor: String?
         var versions: [Int64] = []
         repeat {
-            let page = try #require(
-                try JSONSerialization.jsonObject(with: Data(try await store.pull(cursor: cursor, limit: 150, entities: SyncEntity.allCases).body.readableBytesView))
-                    as? [String: Any])
+            let pulled = try await store.pull(cursor: cursor, limit: 150, entities: SyncEntity.allCases)
+            let page = try #require(try JSONSerialization.jsonObject(with: Data(pulled.body.readableBytesView)) as? [String: Any])
             for change in try #require(page["changes"] as? [[String: Any]]) {
                 let key = try #require(change["key"] as? String)
                 versions.append(try #require((change["version"] as? NSNumber)?.int64Value))
