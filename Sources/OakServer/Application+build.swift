@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import OakModels
@@ -14,18 +15,23 @@ public func buildApplication(
 ) -> some ApplicationProtocol {
     var logger = logger ?? Logger(label: "oak.server", factory: LineLogHandler.init(label:))
     logger.logLevel = configuration.logLevel
-    let responseCache = ResponseCache()
-    let router = buildRouter(configuration: configuration, store: store, rateLimiter: rateLimiter, responseCache: responseCache)
+    let shared = SharedServerState(configuration: configuration, store: store, rateLimiter: rateLimiter, responseCache: ResponseCache())
+    let responseCache = shared.responseCache
+    let router = buildRouter(configuration: configuration, store: store, shared: shared)
+    let cachedReads = CachedReads(
+        cache: responseCache, store: store, requestLog: shared.requestLog, rateLimit: shared.rateLimit, logger: logger)
     let requestTimeout = TimeAmount.seconds(configuration.requestTimeout.components.seconds)
     let connectionLogger = logger
+    let http1 = HTTP1Channel.Configuration(
+        additionalChannelHandlers: [RequestDeadlineHandler(timeout: requestTimeout, logger: connectionLogger)],
+        idleTimeout: .seconds(configuration.idleTimeout.components.seconds))
     return Application(
         router: router,
-        server: .http1(
-            configuration: .init(
-                additionalChannelHandlers: [RequestDeadlineHandler(timeout: requestTimeout, logger: connectionLogger)],
-                idleTimeout: .seconds(configuration.idleTimeout.components.seconds))),
+        server: HTTPServerBuilder { responder in
+            CachedReadsHTTP1Channel(base: HTTP1Channel(responder: responder, configuration: http1), reads: cachedReads)
+        },
         configuration: .init(
-            address: .hostname(configuration.host, port: configuration.port), serverName: "oak",
+            address: .hostname(configuration.host, port: configuration.port), serverName: ServerConfiguration.serverName,
             availableConnectionsDelegate: ConnectionCap(limit: configuration.maxConnections, logger: logger)),
         services: [
             MaintenanceService(
@@ -46,22 +52,45 @@ public func buildRouter(
 func buildRouter(
     configuration: ServerConfiguration, store: any CompendiumStore, rateLimiter: RateLimiter?, responseCache: ResponseCache
 ) -> Router<OakRequestContext> {
+    buildRouter(
+        configuration: configuration, store: store,
+        shared: SharedServerState(configuration: configuration, store: store, rateLimiter: rateLimiter, responseCache: responseCache))
+}
+
+/// What the router's middleware and the cached-read path (`CachedReads`) share: one response cache, one set of
+/// metrics and one rate limiter per application.
+struct SharedServerState {
+    let responseCache: ResponseCache
+    let metrics: ServerMetrics
+    let requestLog: RequestLogMiddleware
+    /// Nil when rate limiting is off.
+    let rateLimit: RateLimitMiddleware?
+
+    init(configuration: ServerConfiguration, store: any CompendiumStore, rateLimiter: RateLimiter?, responseCache: ResponseCache) {
+        self.responseCache = responseCache
+        metrics = ServerMetrics(pool: { store.poolStatus }, cachedBytes: { responseCache.bytesHeld })
+        requestLog = RequestLogMiddleware(metrics: metrics, trustProxy: configuration.trustProxy)
+        rateLimit = configuration.rateLimits.map { limits in
+            RateLimitMiddleware(limiter: rateLimiter ?? RateLimiter(maxClients: limits.maxClients), limits: limits)
+        }
+    }
+}
+
+private func buildRouter(configuration: ServerConfiguration, store: any CompendiumStore, shared: SharedServerState) -> Router<OakRequestContext> {
     let speciesRecords = SpeciesRecords(store: store)
-    let metrics = ServerMetrics(pool: { store.poolStatus }, cachedBytes: { responseCache.bytesHeld })
+    let metrics = shared.metrics
     let pullPages = PullReadAhead(store: store, metrics: metrics)
     let routes = RouteIndex(
         routes: addRoutes(to: Router(context: OakRequestContext.self), configuration, store, metrics, speciesRecords, pullPages).routes.map {
             ($0.method.rawValue, $0.path.description)
         })
     let router = Router(context: OakRequestContext.self, options: [.autoGenerateHeadEndpoints])
-    router.add(middleware: RequestLogMiddleware(metrics: metrics, trustProxy: configuration.trustProxy))
+    router.add(middleware: shared.requestLog)
     router.add(middleware: SecurityHeadersMiddleware())
     router.add(middleware: CORSMiddleware(allowedOrigins: configuration.corsOrigins))
     router.add(middleware: ErrorMiddleware(routes: routes))
-    if let limits = configuration.rateLimits {
-        router.add(middleware: RateLimitMiddleware(limiter: rateLimiter ?? RateLimiter(maxClients: limits.maxClients), limits: limits))
-    }
-    router.add(middleware: ResponseCacheMiddleware(cache: responseCache, store: store))
+    if let rateLimit = shared.rateLimit { router.add(middleware: rateLimit) }
+    router.add(middleware: ResponseCacheMiddleware(cache: shared.responseCache, store: store))
     router.add(middleware: CompressionMiddleware())
     router.add(middleware: RequestLimitsMiddleware(maxBodySize: configuration.maxBodySize))
     return addRoutes(to: router, configuration, store, metrics, speciesRecords, pullPages)

@@ -134,9 +134,15 @@ extension Request {
         }
     }
 
+    /// The query parameters, parsed once for any number of look-ups (each read of `uri.queryParameters`
+    /// parses the whole query again).
+    var queryValues: QueryValues { QueryValues(uri.queryParameters) }
+}
+
+extension HTTPFields {
     /// Whether `If-None-Match` names `etag` (or `*`), compared weakly as RFC 9110 asks (a `W/` prefix ignored).
     func ifNoneMatchMatches(_ etag: String) -> Bool {
-        guard let header = headers[.ifNoneMatch] else { return false }
+        guard let header = self[.ifNoneMatch] else { return false }
         if header == etag { return true }
         return header.split(separator: ",").contains {
             let tag = $0.trimmingWhitespace
@@ -144,10 +150,6 @@ extension Request {
             return opaque == "*" || opaque == etag
         }
     }
-
-    /// The query parameters, parsed once for any number of look-ups (each read of `uri.queryParameters`
-    /// parses the whole query again).
-    var queryValues: QueryValues { QueryValues(uri.queryParameters) }
 }
 
 /// A request's query parameters, percent-decoded, with the typed look-ups the routes share.

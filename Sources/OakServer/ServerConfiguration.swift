@@ -3,6 +3,9 @@ import Logging
 
 /// What `oak serve` needs to know to run.
 public struct ServerConfiguration: Sendable {
+    /// The `Server` field of every response.
+    static let serverName = "oak"
+
     public var host: String
     public var port: Int
     /// The owner key: it has every ability.

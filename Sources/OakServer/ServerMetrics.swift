@@ -8,6 +8,7 @@ public final class ServerMetrics: Sendable {
     private let handleCache = LockedDictionary<RequestKey, (Counter, DurationHistogram)>()
     private let pool: @Sendable () -> PoolStatus?
     private let cachedBytes: @Sendable () -> Int
+    private let readsAnsweredBeforeRouting: Counter
 
     static let latencyBuckets: [Duration] = [
         .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25),
@@ -20,6 +21,15 @@ public final class ServerMetrics: Sendable {
     public init(pool: @escaping @Sendable () -> PoolStatus?, cachedBytes: @escaping @Sendable () -> Int) {
         self.pool = pool
         self.cachedBytes = cachedBytes
+        readsAnsweredBeforeRouting = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "oak", metricName: "response_cache_answered_before_routing", unitName: "total",
+                helpText: "Reads the response cache answered on the connection, before routing (also counted in oak_http_requests_total)."))
+    }
+
+    /// Counts a read answered by `CachedReads`.
+    func recordAnsweredBeforeRouting() {
+        readsAnsweredBeforeRouting.increment()
     }
 
     func record(method: String, route: String, status: Int, duration: Duration) {

@@ -107,6 +107,9 @@ public protocol MaintenanceRepository: Sendable {
     var poolStatus: PoolStatus { get }
     /// Changes whenever the data may have changed; answers derived from the data can be cached under it.
     func dataVersion() async throws -> DataVersion
+    /// The data version when this process knows it without reading the database, else nil (then read it with
+    /// `dataVersion()`): SQLite's count of its own writes between its checks of the file for other programs'.
+    var knownDataVersion: DataVersion? { get }
     /// What changed after a change-log position (nil: only where the log is now); a short read.
     func changes(after position: Int64?) async throws -> DataChanges
     /// Fills the in-memory search index, so the first search after a start does not wait for it.

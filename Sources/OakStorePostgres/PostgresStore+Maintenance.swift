@@ -17,6 +17,9 @@ extension PostgresStore: MaintenanceRepository {
         return DataVersion(writes: activity.writeCount, changeLogHead: head)
     }
 
+    /// Never known without a read: other instances write the same database.
+    public var knownDataVersion: DataVersion? { nil }
+
     public func changes(after position: Int64?) async throws -> DataChanges {
         try await snapshot { session in
             var changes = DataChanges(

@@ -133,8 +133,7 @@ public final class SQLiteStore: Sendable {
     /// and within a second for writes by other processes (older tools writing the file directly).
     /// Read it before reading the data that a cached answer is derived from.
     public func dataVersion() async throws -> DataVersion {
-        let elapsed: Duration = ContinuousClock.now - Self.started
-        let seconds = elapsed.inSeconds
+        let seconds = Self.secondsSinceStart
         var state = activity.generationState(now: seconds, refreshAfter: 1)
         if state.due {
             let head = try read { db in try Self.changeLogVersion(db) }
@@ -142,6 +141,17 @@ public final class SQLiteStore: Sendable {
             state.head = head
         }
         return DataVersion(writes: state.generation, changeLogHead: state.head)
+    }
+
+    /// The version `dataVersion()` answers while the file is not due for a check (within a second of the last).
+    public var knownDataVersion: DataVersion? {
+        let state = activity.generationState(now: Self.secondsSinceStart, refreshAfter: 1)
+        return state.due ? nil : DataVersion(writes: state.generation, changeLogHead: state.head)
+    }
+
+    private static var secondsSinceStart: Double {
+        let elapsed: Duration = ContinuousClock.now - started
+        return elapsed.inSeconds
     }
 
     private static let started: ContinuousClock.Instant = .now

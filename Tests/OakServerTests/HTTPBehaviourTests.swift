@@ -296,6 +296,27 @@ enum RawConnection {
         }
     }
 
+    /// Sends `request` (one or several pipelined requests, the last closing the connection) in one write and
+    /// returns everything the server sent until it closed.
+    static func exchange(port: Int, _ request: String) throws -> String {
+        guard let descriptor = connected(port: port) else { throw POSIXError(.ECONNREFUSED) }
+        defer { close(descriptor) }
+        let bytes = Array(request.utf8)
+        guard bytes.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw POSIXError(.EIO) }
+        return readUntilClosed(descriptor)
+    }
+
+    private static func readUntilClosed(_ descriptor: Int32) -> String {
+        var response: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &chunk, chunk.count, 0)
+            guard count > 0 else { break }
+            response += chunk[0..<count]
+        }
+        return String(decoding: response, as: UTF8.self)
+    }
+
     /// Sends a POST with a chunked body (no Content-Length) and returns the raw response.
     static func chunkedPost(port: Int, path: String, json: String) throws -> String {
         guard let descriptor = connected(port: port) else { throw POSIXError(.ECONNREFUSED) }
@@ -311,13 +332,6 @@ enum RawConnection {
             guard count > 0 else { break }  // the server may answer 413 and close before reading everything
             sent += count
         }
-        var response: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = recv(descriptor, &chunk, chunk.count, 0)
-            guard count > 0 else { break }
-            response += chunk[0..<count]
-        }
-        return String(decoding: response, as: UTF8.self)
+        return readUntilClosed(descriptor)
     }
 }

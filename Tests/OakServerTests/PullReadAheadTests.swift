@@ -85,7 +85,7 @@ struct PullReadAheadTests {
     func abandonedPullsAreBounded() async throws {
         let env = try await TestEnvironment()
         let metrics = ServerMetrics(pool: { nil }, cachedBytes: { 0 })
-        let pages = PullReadAhead(store: env.store, metrics: metrics, maxHeld: 2, maxWait: .milliseconds(200), maxPageSize: 10)
+        let pages = PullReadAhead(store: env.store, metrics: metrics, maxHeld: 2, maxWait: .seconds(3600), maxPageSize: 10)
         // Three clients each take a first page and stop: two next pages are read ahead, the third is not.
         for limit in [3, 4, 5] {
             _ = try await pages.page(cursor: nil, limit: limit, entities: SyncEntity.allCases, knownVersion: nil)
@@ -95,9 +95,12 @@ struct PullReadAheadTests {
         let large = try await pages.page(cursor: nil, limit: 11, entities: SyncEntity.allCases, knownVersion: nil)
         #expect(large.following != nil)
         #expect(pages.waitingCount == 2)
-        // Once the two waited past `maxWait`, the next client's page is read ahead in their place.
-        try await Task.sleep(for: .milliseconds(300))
-        _ = try await pages.page(cursor: nil, limit: 6, entities: SyncEntity.allCases, knownVersion: nil)
-        #expect(pages.waitingCount == 1)
+
+        // A page that waited past `maxWait` is let go when another is read ahead in its place.
+        let impatient = PullReadAhead(store: env.store, metrics: metrics, maxHeld: 2, maxWait: .zero)
+        for limit in [3, 4, 5] {
+            _ = try await impatient.page(cursor: nil, limit: limit, entities: SyncEntity.allCases, knownVersion: nil)
+        }
+        #expect(impatient.waitingCount == 1)
     }
 }

@@ -87,7 +87,7 @@ struct ResponseCacheTests {
     func dropsLeastRecentlyUsed() async throws {
         let cache = ResponseCache(maxEntries: 3, maxBytes: 1_000)
         func entry(_ size: Int) -> ResponseCache.Entry {
-            .init(headers: [:], body: ByteBuffer(repeating: UInt8(ascii: "x"), count: size))
+            .init(headers: [:], body: ByteBuffer(repeating: UInt8(ascii: "x"), count: size), route: "/test")
         }
         let start = try await cache.catchUp(to: DataVersion(writes: 1, changeLogHead: 0)) { _ in DataChanges(head: 10, listingVersion: 1) }
         #expect(start == 10)

@@ -28,7 +28,7 @@ struct CatalogController {
     @Sendable func export(_ request: Request, context: OakRequestContext) async throws -> Response {
         let snapshot = try await repository.export()
         let headers: HTTPFields = [.eTag: snapshot.etag, .cacheControl: "public, max-age=300"]
-        if request.ifNoneMatchMatches(snapshot.etag) {
+        if request.headers.ifNoneMatchMatches(snapshot.etag) {
             return Response(status: .notModified, headers: headers)
         }
         return .json(snapshot.body, headers: headers)

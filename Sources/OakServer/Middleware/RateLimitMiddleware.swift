@@ -18,19 +18,9 @@ struct RateLimitMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: OakRequestContext, next: (Request, OakRequestContext) async throws -> Response)
         async throws -> Response
     {
-        let path = request.uri.path
-        if path.hasPrefix("/health") || path.hasPrefix("/api/v1/health") || path == "/metrics" {
+        guard let (kind, decision) = take(request.method, request.uri.path, clientIP: context.clientIP) else {
             return try await next(request, context)
         }
-        let (kind, policy): (String, RateLimiter.Policy) =
-            if path == "/api/v1/backup" && request.method == .post {
-                ("backup", .perMinute(limits.backupsPerMinute))
-            } else if [.get, .head, .options].contains(request.method) {
-                ("read", .perSecond(limits.readsPerSecond))
-            } else {
-                ("write", .perSecond(limits.writesPerSecond))
-            }
-        let decision = limiter.take("\(kind) \(Self.bucket(of: context.clientIP))", policy: policy)
         var response: Response
         if decision.allowed {
             response = try await next(request, context)
@@ -41,11 +31,31 @@ struct RateLimitMiddleware: RouterMiddleware {
                     details: ["retry_after": .number(Double(decision.retryAfterSeconds))]))
             response.headers[.retryAfter] = String(decision.retryAfterSeconds)
         }
-        response.headers[.rateLimitLimit] = String(decision.limit)
-        response.headers[.rateLimitRemaining] = String(decision.remaining)
-        // As the original documents it: the Unix time (in seconds) at which the bucket is full again.
-        response.headers[.rateLimitReset] = String(Int(Date().timeIntervalSince1970.rounded(.up)) + decision.resetSeconds)
+        Self.stamp(decision, on: &response.headers)
         return response
+    }
+
+    /// Takes a token for a request from its client's bucket of its kind (`read`, `write` or `backup`); nil
+    /// for the paths that are not limited (health checks, metrics).
+    func take(_ method: HTTPRequest.Method, _ path: String, clientIP: String) -> (kind: String, decision: RateLimiter.Decision)? {
+        if path.hasPrefix("/health") || path.hasPrefix("/api/v1/health") || path == "/metrics" { return nil }
+        let (kind, policy): (String, RateLimiter.Policy) =
+            if path == "/api/v1/backup" && method == .post {
+                ("backup", .perMinute(limits.backupsPerMinute))
+            } else if [.get, .head, .options].contains(method) {
+                ("read", .perSecond(limits.readsPerSecond))
+            } else {
+                ("write", .perSecond(limits.writesPerSecond))
+            }
+        return (kind, limiter.take("\(kind) \(Self.bucket(of: clientIP))", policy: policy))
+    }
+
+    /// The `X-RateLimit-*` fields of a decision.
+    static func stamp(_ decision: RateLimiter.Decision, on headers: inout HTTPFields) {
+        headers[.rateLimitLimit] = String(decision.limit)
+        headers[.rateLimitRemaining] = String(decision.remaining)
+        // As the original documents it: the Unix time (in seconds) at which the bucket is full again.
+        headers[.rateLimitReset] = String(Int(Date().timeIntervalSince1970.rounded(.up)) + decision.resetSeconds)
     }
 
     /// Whose bucket a client IP uses: an IPv6 client shares one with its /64 network (one subscriber gets a

@@ -17,8 +17,8 @@ struct RequestLogMiddleware: RouterMiddleware {
     {
         let start = ContinuousClock.now
         var context = context
-        context.requestID = Self.sanitizedID(request.headers[.requestID]) ?? Self.ids.next()
-        context.clientIP = clientIP(request, context)
+        context.requestID = Self.requestID(request.headers)
+        context.clientIP = clientIP(request.headers, socketAddress: context.socketAddress)
         context.logger[metadataKey: "request_id"] = .string(context.requestID)
         context.logger[metadataKey: "hb.request.id"] = nil  // Hummingbird's own id; ours replaces it
         var response: Response
@@ -29,35 +29,45 @@ struct RequestLogMiddleware: RouterMiddleware {
         }
         // Only this middleware sets the id: appended, with no search for one to replace.
         response.headers.append(HTTPField(name: .requestID, value: context.requestID))
-        let duration = ContinuousClock.now - start
-        let route = context.endpointPath ?? "NotFound"
-        metrics.record(method: request.method.rawValue, route: route, status: response.status.code, duration: duration)
-        if context.logger.logLevel <= .info {
-            let fields: [(key: String, value: Logger.MetadataValue)] = [
-                ("client", .string(context.clientIP)), ("duration_ms", .string(Self.milliseconds(duration))),
-                ("method", .string(request.method.rawValue)), ("path", .string(request.uri.path)),
-                ("status", .string(String(response.status.code))),
-            ]
-            if let lines = context.logger.handler as? LineLogHandler {
-                lines.log(level: .info, "request", fields: fields)
-            } else {
-                context.logger.info("request", metadata: Logger.Metadata(uniqueKeysWithValues: fields))
-            }
-        }
+        finish(
+            request.method, path: request.uri.path, route: context.endpointPath ?? "NotFound", status: response.status.code, since: start,
+            clientIP: context.clientIP, logger: context.logger)
         return response
     }
 
+    /// A request's id: the client's `X-Request-ID` when sane, else a new one.
+    static func requestID(_ headers: HTTPFields) -> String {
+        sanitizedID(headers[.requestID]) ?? ids.next()
+    }
+
+    /// Records an answered request's metrics and logs its line (at `info`, with `logger`'s request id).
+    func finish(
+        _ method: HTTPRequest.Method, path: String, route: String, status: Int, since start: ContinuousClock.Instant, clientIP: String,
+        logger: Logger
+    ) {
+        let duration = ContinuousClock.now - start
+        metrics.record(method: method.rawValue, route: route, status: status, duration: duration)
+        guard logger.logLevel <= .info else { return }
+        let fields: [(key: String, value: Logger.MetadataValue)] = [
+            ("client", .string(clientIP)), ("duration_ms", .string(Self.milliseconds(duration))), ("method", .string(method.rawValue)),
+            ("path", .string(path)), ("status", .string(String(status))),
+        ]
+        if let lines = logger.handler as? LineLogHandler {
+            lines.log(level: .info, "request", fields: fields)
+        } else {
+            logger.info("request", metadata: Logger.Metadata(uniqueKeysWithValues: fields))
+        }
+    }
+
     /// The socket's address, or behind a trusted proxy `Fly-Client-IP` or the first `X-Forwarded-For` entry.
-    func clientIP(_ request: Request, _ context: OakRequestContext) -> String {
+    func clientIP(_ headers: HTTPFields, socketAddress: String?) -> String {
         if trustProxy {
-            if let fly = request.headers[.flyClientIP].map({ String($0.trimmingWhitespace) }), !fly.isEmpty { return fly }
-            if let first = request.headers[.forwardedFor]?.split(separator: ",").first.map({ String($0.trimmingWhitespace) }),
-                !first.isEmpty
-            {
+            if let fly = headers[.flyClientIP].map({ String($0.trimmingWhitespace) }), !fly.isEmpty { return fly }
+            if let first = headers[.forwardedFor]?.split(separator: ",").first.map({ String($0.trimmingWhitespace) }), !first.isEmpty {
                 return first
             }
         }
-        return context.socketAddress ?? "unknown"
+        return socketAddress ?? "unknown"
     }
 
     /// A duration as milliseconds with two decimals (String(format:) is slow on Linux, and this runs per request).

@@ -23,7 +23,7 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         let version = try await store.dataVersion()
         context.dataVersion = version
         let position = try await cache.catchUp(to: version, changes: store.changes(after:))
-        let key = "\(CompressionMiddleware.acceptsGzip(request.headers[.acceptEncoding]) ? "gzip" : "plain") \(request.uri)"
+        let key = Self.key(request.uri.description, acceptEncoding: request.headers[.acceptEncoding])
         if let entry = cache.entry(for: key) {
             return try Self.answer(entry, to: request)
         }
@@ -36,7 +36,7 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         let body = try await BodyCollector.collect(response.body)
         var headers = response.headers
         if headers[.eTag] == nil { headers[.eTag] = Self.etag(of: body) }
-        let entry = ResponseCache.Entry(headers: headers, body: body)
+        let entry = ResponseCache.Entry(headers: headers, body: body, route: context.endpointPath ?? "NotFound")
         if cache.admits(key) {
             // The export's buffer is the export cache's own: kept as it is, and let go when idle.
             let isExport = Self.keepsAnySize(request.uri.path)
@@ -62,12 +62,24 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         return slash == nil ? .species(name) : .speciesFull(name)
     }
 
-    /// The kept answer, or a 304 when the request already holds it (`If-None-Match` with its ETag).
+    /// The key of a request's answer: its URI (path and query as sent) and whether the client takes gzip.
+    static func key(_ uri: String, acceptEncoding: String?) -> String {
+        "\(CompressionMiddleware.acceptsGzip(acceptEncoding) ? "gzip" : "plain") \(uri)"
+    }
+
     static func answer(_ entry: ResponseCache.Entry, to request: Request) throws -> Response {
+        let (status, headers, body) = try answer(entry, to: request.headers)
+        guard let body else { return Response(status: status, headers: headers) }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
+    }
+
+    /// The kept answer, or a 304 with no body when the request (its header fields) already holds it
+    /// (`If-None-Match` with its ETag).
+    static func answer(_ entry: ResponseCache.Entry, to request: HTTPFields) throws -> (HTTPResponse.Status, HTTPFields, ByteBuffer?) {
         if let etag = entry.headers[.eTag], request.ifNoneMatchMatches(etag) {
-            return Response(status: .notModified, headers: entry.headers.filter { $0.name == .eTag || $0.name == .cacheControl })
+            return (.notModified, entry.headers.filter { $0.name == .eTag || $0.name == .cacheControl }, nil)
         }
-        return Response(status: .ok, headers: entry.headers, body: .init(byteBuffer: try entry.sentBody()))
+        return (.ok, entry.headers, try entry.sentBody())
     }
 
     /// A strong ETag for a body, from its SHA-256.
@@ -95,6 +107,8 @@ final class ResponseCache: FollowsChanges, @unchecked Sendable {
     struct Entry {
         var headers: HTTPFields
         var body: ByteBuffer
+        /// The route that answered (`RequestContext.endpointPath`), for metrics.
+        var route: String
         /// The length of the body as sent when `body` holds it deflated (see `keptForm`); nil when
         /// `body` is what is sent.
         var inflatedLength: Int? = nil
@@ -107,13 +121,17 @@ final class ResponseCache: FollowsChanges, @unchecked Sendable {
         /// 16.8 KB, keeps in 4.7 KB and inflates in about 20 µs). A body already gzipped for the client hardly
         /// shrinks, and is kept as is.
         func keptForm() throws -> Entry {
+            var kept = self
             guard body.readableBytes > Self.deflateAbove, headers[.contentEncoding] == nil else {
                 guard body.capacity > body.readableBytes else { return self }
-                return Entry(headers: headers, body: ByteBuffer(bytes: body.readableBytesView))
+                kept.body = ByteBuffer(bytes: body.readableBytesView)
+                return kept
             }
             var plain = body
             let deflated = try plain.compress(with: .deflate(configuration: .init(compressionLevel: .fastestCompression)))
-            return Entry(headers: headers, body: ByteBuffer(bytes: deflated.readableBytesView), inflatedLength: body.readableBytes)
+            kept.body = ByteBuffer(bytes: deflated.readableBytesView)
+            kept.inflatedLength = body.readableBytes
+            return kept
         }
 
         /// The body to send.
@@ -200,13 +218,21 @@ final class ResponseCache: FollowsChanges, @unchecked Sendable {
     }
 
     func entry(for key: String) -> Entry? {
-        lock.withLock {
-            guard let position = positions[key] else { return nil }
-            unlink(position)
-            linkAsNewest(position)
-            if nodes[position].lastRead != nil { nodes[position].lastRead = .now }
-            return nodes[position].entry
-        }
+        lock.withLock { entryUnderLock(for: key) }
+    }
+
+    /// The entry for a key when the entries are current at `version` (`catchUp` brought them there), else
+    /// nil: the caller cannot read the changes since.
+    func currentEntry(for key: String, at version: DataVersion) -> Entry? {
+        lock.withLock { follower.isDue(for: version) ? nil : entryUnderLock(for: key) }
+    }
+
+    private func entryUnderLock(for key: String) -> Entry? {
+        guard let position = positions[key] else { return nil }
+        unlink(position)
+        linkAsNewest(position)
+        if nodes[position].lastRead != nil { nodes[position].lastRead = .now }
+        return nodes[position].entry
     }
 
     /// Whether the answer to a key that missed is worth keeping: only when the key was asked for before (since
@@ -286,7 +312,7 @@ final class ResponseCache: FollowsChanges, @unchecked Sendable {
         positions[nodes[position].key] = nil
         bytes -= nodes[position].entry.body.readableBytes
         // Drop the body now rather than when the position is reused.
-        nodes[position].entry = Entry(headers: [:], body: ByteBuffer())
+        nodes[position].entry = Entry(headers: [:], body: ByteBuffer(), route: "")
         free.append(position)
     }
 

@@ -14,8 +14,13 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         async throws -> Response
     {
         var response = try await next(request, context)
-        response.headers.append(contentsOf: Self.fields)
-        if response.headers[.cacheControl] == nil { response.headers.append(Self.noStore) }
+        Self.secure(&response.headers)
         return response
+    }
+
+    /// Adds the security fields, and `Cache-Control: no-store` when there is none.
+    static func secure(_ headers: inout HTTPFields) {
+        headers.append(contentsOf: fields)
+        if headers[.cacheControl] == nil { headers.append(noStore) }
     }
 }

@@ -1,0 +1,120 @@
+import Foundation
+import GRDB
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import OakModels
+import Testing
+
+@testable import OakServer
+
+@Suite("Cached reads answered before routing")
+struct CachedReadsTests {
+    /// The count of reads answered before routing, from `/metrics`.
+    private func answeredBeforeRouting(_ client: any TestClientProtocol) async throws -> Int {
+        let text = String(buffer: try await client.send(.get, "/metrics").body)
+        let prefix = "oak_response_cache_answered_before_routing_total "
+        return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) } ?? 0
+    }
+
+    /// Asks for a URI three times: seen, then kept by the router's path, then answered from the cache.
+    private func askThrice(_ client: any TestClientProtocol, _ uri: String, headers: HTTPFields = [:]) async throws -> (
+        routed: TestResponse, early: TestResponse
+    ) {
+        try await client.send(.get, uri, key: nil, headers: headers)
+        let routed = try await client.send(.get, uri, key: nil, headers: headers)
+        let early = try await client.send(.get, uri, key: nil, headers: headers)
+        return (routed, early)
+    }
+
+    @Test("a read the response cache holds is answered before routing with the router's status, headers and body, and its 304")
+    func sameAnswerAsTheRouter() async throws {
+        let env = try await TestEnvironment(backend: .sqlite)
+        var configuration = env.configuration
+        configuration.rateLimits = RateLimits(readsPerSecond: 1000)
+        try await env.test(.live, configuration: configuration) { client in
+            let varying: Set<HTTPField.Name> = [.requestID, .date, .rateLimitRemaining, .rateLimitReset]
+            let reads: [(String, HTTPFields)] = [
+                ("/api/v1/species/alba", [:]), ("/api/v1/species?limit=50", [.acceptEncoding: "gzip"]), ("/api/v1/species/alba/full", [:]),
+            ]
+            for (uri, headers) in reads {
+                let (routed, early) = try await askThrice(client, uri, headers: headers)
+                #expect(routed.status == .ok && early.status == .ok)
+                #expect(early.body == routed.body, "\(uri)")
+                #expect(early.headers.map(\.name) == routed.headers.map(\.name), "\(uri)")
+                #expect(early.headers.filter { !varying.contains($0.name) } == routed.headers.filter { !varying.contains($0.name) }, "\(uri)")
+                #expect(early.headers[.requestID] != routed.headers[.requestID])
+
+                var conditional = headers
+                conditional[.ifNoneMatch] = try #require(routed.headers[.eTag])
+                let notModified = try await client.send(.get, uri, key: nil, headers: conditional)
+                #expect(notModified.status == .notModified && notModified.body.readableBytes == 0)
+                #expect(notModified.headers[.eTag] == routed.headers[.eTag] && notModified.headers[.xContentTypeOptions] == "nosniff")
+            }
+            #expect(try await answeredBeforeRouting(client) == 2 * reads.count)
+
+            // Counted and logged as any other request: three 200s and a 304 for the species route.
+            let metrics = String(buffer: try await client.send(.get, "/metrics").body)
+            #expect(metrics.contains(#"oak_http_requests_total{method="GET",route="/api/v1/species/{name}",status="200"} 3"#))
+            #expect(metrics.contains(#"oak_http_requests_total{method="GET",route="/api/v1/species/{name}",status="304"} 1"#))
+        }
+    }
+
+    @Test("a write through the server, or by another program on the file, is seen by the next read: no early answer outlives the data")
+    func writesAreSeenAtOnce() async throws {
+        let env = try await TestEnvironment(backend: .sqlite)
+        try await env.test(.live) { client in
+            let author = { (response: TestResponse) in try response.object()["author"] as? String }
+            _ = try await askThrice(client, "/api/v1/species/alba")
+            #expect(try await answeredBeforeRouting(client) == 1)
+
+            let edited = try await client.send(.patch, "/api/v1/species/alba", json: #"{"author": "Edited through the server"}"#)
+            #expect(edited.status == .ok)
+            #expect(try author(try await client.send(.get, "/api/v1/species/alba", key: nil)) == "Edited through the server")
+
+            try await DatabaseQueue(path: env.database).write { db in
+                try db.execute(sql: "UPDATE oak_entries SET author = 'Written by another tool' WHERE scientific_name = 'alba'")
+            }
+            // Within the second SQLite takes to look at the file again, then at once.
+            try await Task.sleep(for: .milliseconds(1100))
+            #expect(try author(try await client.send(.get, "/api/v1/species/alba", key: nil)) == "Written by another tool")
+        }
+    }
+
+    @Test("pipelined requests are answered in order: a cached read does not overtake a request the router is still answering")
+    func pipelinedRequestsStayInOrder() async throws {
+        let env = try await TestEnvironment()
+        try await env.test(.live) { client in
+            _ = try await askThrice(client, "/api/v1/species/alba")
+            let port = try #require(client.port)
+            let raw = try RawConnection.exchange(
+                port: port,
+                "GET /api/v1/sync/pull HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                    + "GET /api/v1/species/alba HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            let responses = raw.components(separatedBy: "HTTP/1.1 200 OK\r\n").dropFirst().map { $0.components(separatedBy: "\r\n\r\n").last ?? "" }
+            #expect(responses.count == 2)
+            #expect(responses.first?.hasPrefix(#"{"changes":"#) == true)
+            #expect(responses.last?.contains(#""scientific_name":"alba""#) == true && responses.last?.contains(#""changes""#) == false)
+        }
+    }
+
+    @Test("a CORS read and a read the rate limit refuses are answered by the router: CORS headers, and a 429 with the envelope")
+    func corsAndRefusalsGoToTheRouter() async throws {
+        let env = try await TestEnvironment()
+        var configuration = env.configuration
+        configuration.rateLimits = RateLimits(readsPerSecond: 4)
+        try await env.test(.live, configuration: configuration, rateLimiter: RateLimiter(clock: { 0 })) { client in
+            let origin: HTTPFields = [.origin: "https://oakcompendium.org"]
+            let (_, early) = try await askThrice(client, "/api/v1/species/alba")
+            #expect(early.status == .ok && early.headers[.rateLimitRemaining] == "1")
+            let cors = try await client.send(.get, "/api/v1/species/alba", key: nil, headers: origin)
+            #expect(cors.status == .ok && cors.headers[.accessControlAllowOrigin] == "https://oakcompendium.org")
+            let refused = try await client.send(.get, "/api/v1/species/alba", key: nil)
+            #expect(refused.status == .tooManyRequests)
+            #expect(try refused.error().code == "RATE_LIMITED")
+            #expect(refused.headers[.retryAfter] != nil)
+            // On SQLite only the third read was answered before routing (PostgreSQL answers none there).
+            #expect(try await answeredBeforeRouting(client) == (env.backend == .sqlite ? 1 : 0))
+        }
+    }
+}
