@@ -32,19 +32,23 @@ struct CachedReads: Sendable {
         var body: ByteBuffer?
     }
 
-    /// Whether a request head could be answered here (checked when it arrives; `answer` decides at its end).
-    func mayAnswer(_ head: HTTPRequest) -> Bool {
-        guard head.method == .get, let uri = head.path, ResponseCacheMiddleware.isCacheable(Self.path(of: uri)) else { return false }
+    /// The kept answer for a request whose head is `head` (a GET, with no body, no `Origin`), when the cache holds
+    /// one and is known to be current; else nil, and the router answers.
+    func entry(for head: HTTPRequest) -> ResponseCache.Entry? {
+        guard head.method == .get, let uri = head.path, ResponseCacheMiddleware.isCacheable(Self.path(of: uri)) else { return nil }
         let fields = head.headerFields
-        return fields[.origin] == nil && fields[.transferEncoding] == nil && (fields[.contentLength] ?? "0") == "0"
+        guard fields[.origin] == nil, fields[.transferEncoding] == nil, (fields[.contentLength] ?? "0") == "0",
+            let version = store.knownDataVersion
+        else { return nil }
+        return cache.currentEntry(for: ResponseCacheMiddleware.key(uri, acceptEncoding: fields[.acceptEncoding]), at: version)
     }
 
-    /// The answer to a request whose head `mayAnswer` accepted, or nil when the router must answer it.
-    func answer(_ head: HTTPRequest, since start: ContinuousClock.Instant, socketAddress: String?) -> Answer? {
-        guard let uri = head.path, let version = store.knownDataVersion,
-            let entry = cache.currentEntry(for: ResponseCacheMiddleware.key(uri, acceptEncoding: head.headerFields[.acceptEncoding]), at: version),
-            var (status, headers, body) = try? ResponseCacheMiddleware.answer(entry, to: head.headerFields)
-        else { return nil }
+    /// The answer to a request from its kept `entry`, or nil when the router must answer it (the rate limit
+    /// refuses it).
+    func answer(_ head: HTTPRequest, from entry: ResponseCache.Entry, since start: ContinuousClock.Instant, socketAddress: String?) -> Answer? {
+        guard let uri = head.path, var (status, headers, body) = try? ResponseCacheMiddleware.answer(entry, to: head.headerFields) else {
+            return nil
+        }
         let path = Self.path(of: uri)
         let clientIP = requestLog.clientIP(head.headerFields, socketAddress: socketAddress)
         if let rateLimit, let (_, decision) = rateLimit.take(.get, path, clientIP: clientIP) {
@@ -82,8 +86,9 @@ final class CachedReadHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private let reads: CachedReads
     /// Requests passed on whose response has not ended: while there is one, answers here would overtake it.
     private var passedOn = 0
-    /// The request held to be answered here, and when it arrived; its parts are not passed on unless it is.
-    private var held: (head: HTTPRequest, start: ContinuousClock.Instant)?
+    /// The request held to be answered here, its kept answer and when it arrived; its parts are not passed on
+    /// unless it is.
+    private var held: (head: HTTPRequest, entry: ResponseCache.Entry, start: ContinuousClock.Instant)?
 
     init(reads: CachedReads) {
         self.reads = reads
@@ -92,18 +97,18 @@ final class CachedReadHandler: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            if passedOn == 0, reads.mayAnswer(head) {
-                held = (head, .now)
+            if passedOn == 0, let entry = reads.entry(for: head) {
+                held = (head, entry, .now)
                 return
             }
             passedOn += 1
         case .body:
             // A body after all (it had no length): the router answers the request, from its head on.
-            if let (head, _) = held { passOn(head, context) }
+            if let (head, _, _) = held { passOn(head, context) }
         case .end:
-            if let (head, start) = held {
+            if let (head, entry, start) = held {
                 held = nil
-                if let answer = reads.answer(head, since: start, socketAddress: context.channel.remoteAddress?.ipAddress) {
+                if let answer = reads.answer(head, from: entry, since: start, socketAddress: context.channel.remoteAddress?.ipAddress) {
                     context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
                     if let body = answer.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
                     context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
