@@ -70,7 +70,8 @@ struct CachedReads: Sendable {
 
     /// The path of a request target (before its query), as `URI.path` reads it.
     static func path(of uri: String) -> String {
-        guard let query = uri.firstIndex(of: "?") else { return uri }
+        // By byte: a search by Character walks grapheme clusters.
+        guard let query = uri.utf8.firstIndex(of: UInt8(ascii: "?")) else { return uri }
         return String(uri[..<query])
     }
 }
