@@ -78,12 +78,7 @@ struct CachedReads: Sendable {
 
 /// Puts `CachedReads` in a connection's pipeline, after Hummingbird's connection-state handler (which then sees
 /// every request and response, for keep-alive and the idle timeout) and before the hand-over to tasks.
-final class CachedReadHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
-
+final class CachedReadHandler: HTTPPartHandler {
     private let reads: CachedReads
     /// Requests passed on whose response has not ended: while there is one, answers here would overtake it.
     private var passedOn = 0
@@ -133,6 +128,10 @@ final class CachedReadHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(wrapInboundOut(.head(head)))
     }
 }
+
+/// A handler of a connection's decoded HTTP parts: requests in and on, responses out.
+protocol HTTPPartHandler: ChannelDuplexHandler, RemovableChannelHandler
+where InboundIn == HTTPRequestPart, InboundOut == HTTPRequestPart, OutboundIn == HTTPResponsePart, OutboundOut == HTTPResponsePart {}
 
 /// Hummingbird's HTTP/1 connection with `CachedReadHandler` in its pipeline.
 struct CachedReadsHTTP1Channel: ServerChildChannel {

@@ -14,12 +14,7 @@ import OakModels
 /// Two handlers share one clock: `RequestDeadlineHandler` sits after the HTTP decoding (it sees each request
 /// end and whether a response has started) and, once added, puts `RequestStartHandler` in front of the
 /// pipeline, where the first raw byte of each request arrives.
-final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
-
+final class RequestDeadlineHandler: HTTPPartHandler {
     private let timeout: TimeAmount
     private let logger: Logger
     /// Whether a request's bytes have started arriving and its end has not.
