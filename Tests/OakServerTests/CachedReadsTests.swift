@@ -17,14 +17,28 @@ struct CachedReadsTests {
         return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) } ?? 0
     }
 
-    /// Asks for a URI three times: seen, then kept by the router's path, then answered from the cache.
+    /// A read answered before routing. Once a second SQLite's version is read again (for other programs' writes),
+    /// by a read that goes through the router; on a loaded machine a request can fall on it, so it is asked again.
+    private func earlyAnswer(_ client: any TestClientProtocol, _ uri: String, headers: HTTPFields = [:]) async throws -> TestResponse {
+        for _ in 0..<10 {
+            let before = try await answeredBeforeRouting(client)
+            let response = try await client.send(.get, uri, key: nil, headers: headers)
+            if try await answeredBeforeRouting(client) == before + 1 { return response }
+        }
+        throw NeverAnsweredEarly(uri: uri)
+    }
+
+    struct NeverAnsweredEarly: Error {
+        let uri: String
+    }
+
+    /// Asks for a URI until it is answered before routing: seen, then kept by the router's path, then from the cache.
     private func askThrice(_ client: any TestClientProtocol, _ uri: String, headers: HTTPFields = [:]) async throws -> (
         routed: TestResponse, early: TestResponse
     ) {
         try await client.send(.get, uri, key: nil, headers: headers)
         let routed = try await client.send(.get, uri, key: nil, headers: headers)
-        let early = try await client.send(.get, uri, key: nil, headers: headers)
-        return (routed, early)
+        return (routed, try await earlyAnswer(client, uri, headers: headers))
     }
 
     @Test("a read the response cache holds is answered before routing with the router's status, headers and body, and its 304")
@@ -47,15 +61,13 @@ struct CachedReadsTests {
 
                 var conditional = headers
                 conditional[.ifNoneMatch] = try #require(routed.headers[.eTag])
-                let notModified = try await client.send(.get, uri, key: nil, headers: conditional)
+                let notModified = try await earlyAnswer(client, uri, headers: conditional)
                 #expect(notModified.status == .notModified && notModified.body.readableBytes == 0)
                 #expect(notModified.headers[.eTag] == routed.headers[.eTag] && notModified.headers[.xContentTypeOptions] == "nosniff")
             }
-            #expect(try await answeredBeforeRouting(client) == 2 * reads.count)
 
-            // Counted and logged as any other request: three 200s and a 304 for the species route.
+            // Counted as any other request: the species route's 304 (asked for once, answered before routing).
             let metrics = String(buffer: try await client.send(.get, "/metrics").body)
-            #expect(metrics.contains(#"oak_http_requests_total{method="GET",route="/api/v1/species/{name}",status="200"} 3"#))
             #expect(metrics.contains(#"oak_http_requests_total{method="GET",route="/api/v1/species/{name}",status="304"} 1"#))
         }
     }
@@ -66,7 +78,6 @@ struct CachedReadsTests {
         try await env.test(.live) { client in
             let author = { (response: TestResponse) in try response.object()["author"] as? String }
             _ = try await askThrice(client, "/api/v1/species/alba")
-            #expect(try await answeredBeforeRouting(client) == 1)
 
             let edited = try await client.send(.patch, "/api/v1/species/alba", json: #"{"author": "Edited through the server"}"#)
             #expect(edited.status == .ok)
@@ -83,7 +94,7 @@ struct CachedReadsTests {
 
     @Test("pipelined requests are answered in order: a cached read does not overtake a request the router is still answering")
     func pipelinedRequestsStayInOrder() async throws {
-        let env = try await TestEnvironment()
+        let env = try await TestEnvironment(backend: .sqlite)
         try await env.test(.live) { client in
             _ = try await askThrice(client, "/api/v1/species/alba")
             let port = try #require(client.port)
@@ -105,16 +116,17 @@ struct CachedReadsTests {
         configuration.rateLimits = RateLimits(readsPerSecond: 4)
         try await env.test(.live, configuration: configuration, rateLimiter: RateLimiter(clock: { 0 })) { client in
             let origin: HTTPFields = [.origin: "https://oakcompendium.org"]
-            let (_, early) = try await askThrice(client, "/api/v1/species/alba")
-            #expect(early.status == .ok && early.headers[.rateLimitRemaining] == "1")
+            // Three reads: the third is answered from the cache (before routing on SQLite, by the router on PostgreSQL).
+            for _ in 0..<3 { try await client.send(.get, "/api/v1/species/alba", key: nil) }
+            let before = try await answeredBeforeRouting(client)
             let cors = try await client.send(.get, "/api/v1/species/alba", key: nil, headers: origin)
             #expect(cors.status == .ok && cors.headers[.accessControlAllowOrigin] == "https://oakcompendium.org")
+            #expect(cors.headers[.rateLimitRemaining] == "0")
             let refused = try await client.send(.get, "/api/v1/species/alba", key: nil)
             #expect(refused.status == .tooManyRequests)
             #expect(try refused.error().code == "RATE_LIMITED")
             #expect(refused.headers[.retryAfter] != nil)
-            // On SQLite only the third read was answered before routing (PostgreSQL answers none there).
-            #expect(try await answeredBeforeRouting(client) == (env.backend == .sqlite ? 1 : 0))
+            #expect(try await answeredBeforeRouting(client) == before)
         }
     }
 }
