@@ -7,10 +7,19 @@ public protocol SpeciesRepository: Sendable {
     func listSpecies(filter: SpeciesFilter, limit: Int, offset: Int) async throws -> Page<Species>
     func species(named name: String) async throws -> Species
     func speciesFull(named name: String) async throws -> SpeciesFull
+    /// The JSON of `speciesFull(named:)` as `GET /species/{name}/full` sends it, written from the rows.
+    func encodedSpeciesFull(named name: String) async throws -> ByteBuffer
     func searchSpecies(query: String, limit: Int) async throws -> [Species]
     func createSpecies(_ patch: SpeciesPatch) async throws -> Species
     func updateSpecies(named name: String, with patch: SpeciesPatch) async throws -> Species
     func deleteSpecies(named name: String) async throws
+}
+
+extension SpeciesRepository {
+    /// The model through `JSONEncoder`; the stores write it from their rows instead.
+    public func encodedSpeciesFull(named name: String) async throws -> ByteBuffer {
+        ByteBuffer(bytes: try WireJSON.encoder.encode(try await speciesFull(named: name)))
+    }
 }
 
 /// Taxa: subgenera, sections, subsections and complexes, keyed by (level, name).

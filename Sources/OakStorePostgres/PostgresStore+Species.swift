@@ -1,6 +1,8 @@
 import Foundation
+import NIOCore
 import OakModels
 import OakStore
+import PostgresNIO
 
 extension PostgresStore: SpeciesRepository {
     public func listSpecies(filter: SpeciesFilter, limit: Int, offset: Int) async throws -> Page<Species> {
@@ -20,6 +22,20 @@ extension PostgresStore: SpeciesRepository {
 
     public func species(named name: String) async throws -> Species {
         try await read { session in try await Self.fetchSpecies(session, name) }
+    }
+
+    public func encodedSpeciesFull(named name: String) async throws -> ByteBuffer {
+        try await snapshot { session in
+            let speciesColumns = PostgresColumns(try await Self.speciesRow(session, name, columns: SpeciesRecordColumn.list))
+            let rows = try await session.rows(
+                "\(AttributedSourceColumn.selection) WHERE ss.scientific_name = $1 ORDER BY ss.is_preferred DESC, ss.source_id",
+                [.text(speciesColumns.string(SpeciesRecordColumn.scientificName.rawValue) ?? name)])
+            var json = JSONOutput(capacity: 4096)
+            try json.beginSpeciesFull(speciesColumns)
+            for (index, row) in rows.enumerated() { try json.speciesFullSourceRow(PostgresColumns(row), first: index == 0) }
+            try json.endSpeciesFull(speciesColumns)
+            return json.takeByteBuffer()
+        }
     }
 
     public func speciesFull(named name: String) async throws -> SpeciesFull {
@@ -72,13 +88,18 @@ extension PostgresStore: SpeciesRepository {
     /// The species a name from a request means: its normalized spelling, or the other spelling of a hybrid,
     /// the exact one first (as the SQLite store reads it).
     static func fetchSpecies(_ session: PostgresSession, _ name: String) async throws -> Species {
+        Species(row: try await speciesRow(session, name, columns: "*"))
+    }
+
+    /// `columns` of the species a name means (see `fetchSpecies`); 404 when there is none.
+    static func speciesRow(_ session: PostgresSession, _ name: String, columns: String) async throws -> PostgresRandomAccessRow {
         let key = Species.normalizedName(name)
         guard
             let row = try await session.row(
-                "SELECT * FROM oak_entries WHERE scientific_name IN ($1, $2) ORDER BY (scientific_name = $1) DESC LIMIT 1",
+                "SELECT \(columns) FROM oak_entries WHERE scientific_name IN ($1, $2) ORDER BY (scientific_name = $1) DESC LIMIT 1",
                 [.text(key), .text(Species.alternateName(key))])
         else { throw OakError.notFound("Species", key) }
-        return Species(row: row)
+        return row
     }
 
     /// The name a species is stored under (see `fetchSpecies`), or nil when there is none.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NIOCore
 import OakModels
 import OakStore
 
@@ -29,6 +30,33 @@ extension SQLiteStore: SpeciesRepository {
             SpeciesFull(species: try Self.fetchSpecies(db, name), sources: try Self.attributedSources(db, of: name))
         }
     }
+
+    public func encodedSpeciesFull(named name: String) async throws -> ByteBuffer {
+        try read { db in
+            let key = Species.normalizedName(name)
+            let species = try db.cachedStatement(sql: Self.speciesRecordByNameThenAlternate)
+            let speciesRow = try Row.fetchCursor(species, arguments: [key, Species.alternateName(key)])
+            guard try speciesRow.next() != nil else { throw OakError.notFound("Species", key) }
+            let speciesColumns = StatementColumns(species)
+            let sources = try db.cachedStatement(sql: Self.sourceRowsOfSpecies)
+            let sourceRows = try Row.fetchCursor(sources, arguments: [speciesColumns.string(SpeciesRecordColumn.scientificName.rawValue)])
+            var json = JSONOutput(capacity: 4096)
+            try json.beginSpeciesFull(speciesColumns)
+            var first = true
+            while try sourceRows.next() != nil {
+                try json.speciesFullSourceRow(StatementColumns(sources), first: first)
+                first = false
+            }
+            try json.endSpeciesFull(speciesColumns)
+            // The columns read the statements the cursors step; the cursors reset them when they go.
+            withExtendedLifetime((speciesRow, sourceRows)) {}
+            return json.takeByteBuffer()
+        }
+    }
+
+    /// A species' source rows with their sources' names, preferred first, then by source id (the argument: the
+    /// species' stored name).
+    private static let sourceRowsOfSpecies = "\(AttributedSourceColumn.selection) WHERE ss.scientific_name = ? ORDER BY ss.is_preferred DESC, ss.source_id"
 
     public func createSpecies(_ patch: SpeciesPatch) async throws -> Species {
         let species = try Species(creating: patch)
@@ -113,6 +141,7 @@ extension SQLiteStore: SpeciesRepository {
     }
 
     private static let speciesByNameThenAlternate = byNameThenAlternate("*")
+    private static let speciesRecordByNameThenAlternate = byNameThenAlternate(SpeciesRecordColumn.list)
     private static let nameByNameThenAlternate = byNameThenAlternate("scientific_name")
 
     static func speciesExists(_ db: Database, _ name: String) throws -> Bool {

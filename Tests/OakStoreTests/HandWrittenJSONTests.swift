@@ -132,6 +132,19 @@ struct HandWrittenJSONTests {
         #expect(try await again.export().etag == snapshot.etag)
     }
 
+    @Test("a species' full record written from the rows is byte for byte the model through the encoder, for every species and rows other tools wrote")
+    func speciesFullMatchesModel() async throws {
+        let store = try await storeWithOddRows()
+        for item in try await store.listSpecies(filter: SpeciesFilter(), limit: 1000, offset: 0).data {
+            for name in [item.scientificName, "Quercus \(item.scientificName)"] {
+                let expected = try WireJSON.encoder.encode(try await store.speciesFull(named: name))
+                let written = try await store.encodedSpeciesFull(named: name)
+                #expect(Data(written.readableBytesView) == expected, "\(name)")
+            }
+        }
+        await #expect(throws: OakError.self) { try await store.encodedSpeciesFull(named: "nonexistentia") }
+    }
+
     @Test("a pull page written from the columns carries each record as its own route encodes it, in change order")
     func pullMatchesModels() async throws {
         let store = try await storeWithOddRows()

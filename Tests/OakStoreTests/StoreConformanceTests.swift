@@ -117,6 +117,24 @@ extension StoreConformanceTests {
         try await expectWorks(store)
     }
 
+    @Test("a species' full record written from the rows is byte for byte the model through the encoder", arguments: TestBackend.available)
+    func speciesFullWrittenFromRows(_ backend: TestBackend) async throws {
+        let (store, _) = try await temporaryStore(backend)
+        var patch = SourcePatch()
+        patch.sourceType = .value("book")
+        patch.name = .value("Flora \"of\" the field")
+        patch.url = .value("https://example.org/flora")
+        let source = try await store.createSource(patch)
+        let fields = try JSONDecoder().decode(
+            NoteFieldsPatch.self, from: Data(#"{"commonNames": "white oak, chêne", "leaf": "lobed / 7–9 \\ \"deep\"", "twigs": ""}"#.utf8))
+        _ = try await store.createNote(NoteInput(scientificName: "alba", sourceId: source.id, fields: fields))
+        _ = try await store.createNote(NoteInput(scientificName: "alba"))
+        for item in try await store.listSpecies(filter: SpeciesFilter(), limit: 30, offset: 0).data + [try await store.species(named: "alba")] {
+            let expected = try WireJSON.encoder.encode(try await store.speciesFull(named: item.scientificName))
+            #expect(Data(try await store.encodedSpeciesFull(named: item.scientificName).readableBytesView) == expected, "\(item.scientificName)")
+        }
+    }
+
     @Test(
         "injected: a PostgreSQL store on a connection pool its caller runs",
         .enabled(if: TestBackend.postgresURL != nil, "needs a PostgreSQL server: run the tests through scripts/test (or scripts/with-postgres)"))

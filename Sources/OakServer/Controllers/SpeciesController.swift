@@ -47,8 +47,8 @@ struct SpeciesController {
         try await records.response(named: try context.pathParameter("name"), knownVersion: context.dataVersion)
     }
 
-    @Sendable func full(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<SpeciesFull> {
-        JSONResponse(body: try await repository.speciesFull(named: try context.pathParameter("name")))
+    @Sendable func full(_ request: Request, context: OakRequestContext) async throws -> Response {
+        .json(try await repository.encodedSpeciesFull(named: try context.pathParameter("name")))
     }
 
     @Sendable func create(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Species> {
