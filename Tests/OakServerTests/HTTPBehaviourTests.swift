@@ -297,24 +297,29 @@ enum RawConnection {
     }
 
     /// Sends `request` (one or several pipelined requests, the last closing the connection) in one write and
-    /// returns everything the server sent until it closed.
-    static func exchange(port: Int, _ request: String) throws -> String {
+    /// returns everything the server sent, and whether it closed the connection within `seconds`.
+    static func exchange(port: Int, _ request: String, waitingAtMost seconds: Int = 10) throws -> (text: String, closed: Bool) {
         guard let descriptor = connected(port: port) else { throw POSIXError(.ECONNREFUSED) }
         defer { close(descriptor) }
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let bytes = Array(request.utf8)
         guard bytes.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == bytes.count else { throw POSIXError(.EIO) }
         return readUntilClosed(descriptor)
     }
 
-    private static func readUntilClosed(_ descriptor: Int32) -> String {
+    /// What arrives until the server closes the connection (`closed`) or a read times out.
+    private static func readUntilClosed(_ descriptor: Int32) -> (text: String, closed: Bool) {
         var response: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
+        var closed = false
         while true {
             let count = recv(descriptor, &chunk, chunk.count, 0)
+            if count == 0 { closed = true }
             guard count > 0 else { break }
             response += chunk[0..<count]
         }
-        return String(decoding: response, as: UTF8.self)
+        return (String(decoding: response, as: UTF8.self), closed)
     }
 
     /// Sends a POST with a chunked body (no Content-Length) and returns the raw response.
@@ -332,6 +337,6 @@ enum RawConnection {
             guard count > 0 else { break }  // the server may answer 413 and close before reading everything
             sent += count
         }
-        return readUntilClosed(descriptor)
+        return readUntilClosed(descriptor).text
     }
 }

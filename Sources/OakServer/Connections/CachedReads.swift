@@ -15,9 +15,9 @@ import Synchronization
 /// the kept headers and body (or 304), the rate limit's, security and request-id fields from the same functions
 /// the middleware uses, `Date` and `Server` as Hummingbird sets them, and the same log line and metrics.
 ///
-/// Anything else goes on to the router: other methods, a request with a body or an `Origin` (CORS), a read the
-/// cache does not hold or cannot vouch for, one the rate limit refuses (the router answers the 429), and any
-/// request while an earlier one on the connection is still being answered there.
+/// Anything else goes on to the router: other methods, a request with a body, an `Origin` (CORS) or
+/// `Connection: close`, a read the cache does not hold or cannot vouch for, one the rate limit refuses (the
+/// router answers the 429), and any request while an earlier one on the connection is still being answered there.
 struct CachedReads: Sendable {
     let cache: ResponseCache
     let store: any MaintenanceRepository
@@ -37,8 +37,9 @@ struct CachedReads: Sendable {
     func entry(for head: HTTPRequest) -> ResponseCache.Entry? {
         guard head.method == .get, let uri = head.path, ResponseCacheMiddleware.isCacheable(Self.path(of: uri)) else { return nil }
         let fields = head.headerFields
-        guard fields[.origin] == nil, fields[.transferEncoding] == nil, (fields[.contentLength] ?? "0") == "0",
-            let version = store.knownDataVersion
+        // `Connection: close` is the router's to honor: it closes the connection after its answer.
+        guard fields[.origin] == nil, fields[.connection] != "close", fields[.transferEncoding] == nil,
+            (fields[.contentLength] ?? "0") == "0", let version = store.knownDataVersion
         else { return nil }
         return cache.currentEntry(for: ResponseCacheMiddleware.key(uri, acceptEncoding: fields[.acceptEncoding]), at: version)
     }
