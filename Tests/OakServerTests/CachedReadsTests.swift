@@ -98,11 +98,13 @@ struct CachedReadsTests {
         try await env.test(.live) { client in
             _ = try await askThrice(client, "/api/v1/species/alba")
             let port = try #require(client.port)
-            let raw = try RawConnection.exchange(
-                port: port,
-                "GET /api/v1/sync/pull HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-                    + "GET /api/v1/species/alba HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-            ).text
+            let raw = try await RawConnection.offPool {
+                try RawConnection.exchange(
+                    port: port,
+                    "GET /api/v1/sync/pull HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                        + "GET /api/v1/species/alba HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+                ).text
+            }
             let responses = raw.components(separatedBy: "HTTP/1.1 200 OK\r\n").dropFirst().map { $0.components(separatedBy: "\r\n\r\n").last ?? "" }
             #expect(responses.count == 2)
             #expect(responses.first?.hasPrefix(#"{"changes":"#) == true)
@@ -115,8 +117,10 @@ struct CachedReadsTests {
         let env = try await TestEnvironment(backend: .sqlite)
         try await env.test(.live) { client in
             let (_, early) = try await askThrice(client, "/api/v1/species/alba")
-            let exchange = try RawConnection.exchange(
-                port: try #require(client.port), "GET /api/v1/species/alba HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            let port = try #require(client.port)
+            let exchange = try await RawConnection.offPool {
+                try RawConnection.exchange(port: port, "GET /api/v1/species/alba HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            }
             #expect(exchange.closed)
             #expect(exchange.text.hasPrefix("HTTP/1.1 200 OK\r\n"))
             #expect(exchange.text.hasSuffix(String(buffer: early.body)))

@@ -168,10 +168,12 @@ struct HTTPBehaviourTests {
         try await env.test(.live, configuration: small) { client in
             let port = try #require(client.port)
             let long = #"{"scientific_name": "chunked", "author": "\#(String(repeating: "x", count: 3_000))"}"#
-            let refused = try RawConnection.chunkedPost(port: port, path: "/api/v1/species", json: long)
+            let refused = try await RawConnection.offPool { try RawConnection.chunkedPost(port: port, path: "/api/v1/species", json: long) }
             #expect(refused.hasPrefix("HTTP/1.1 413"))
             #expect(refused.contains("PAYLOAD_TOO_LARGE"))
-            let accepted = try RawConnection.chunkedPost(port: port, path: "/api/v1/species", json: #"{"scientific_name": "chunked-small"}"#)
+            let accepted = try await RawConnection.offPool {
+                try RawConnection.chunkedPost(port: port, path: "/api/v1/species", json: #"{"scientific_name": "chunked-small"}"#)
+            }
             #expect(accepted.hasPrefix("HTTP/1.1 201"))
         }
         #expect(try await env.count("SELECT COUNT(*) FROM oak_entries WHERE scientific_name LIKE 'chunked%'") == 1)
@@ -232,7 +234,7 @@ struct HTTPBehaviourTests {
         try await app.test(.live) { client in
             let port = try #require(client.port)
             // Send half a request, then nothing: the server must close the connection.
-            let closed = try RawConnection.sendsPartialRequestAndWaitsForClose(port: port, waitingAtMost: 10)
+            let closed = try await RawConnection.offPool { try RawConnection.sendsPartialRequestAndWaitsForClose(port: port, waitingAtMost: 10) }
             #expect(closed)
         }
     }
@@ -257,7 +259,16 @@ struct HTTPBehaviourTests {
 }
 
 /// Bare TCP connections, for what the test clients cannot send: incomplete requests, chunked bodies.
+/// Their calls block: run them through `offPool`.
 enum RawConnection {
+    /// Runs blocking socket work on a thread of its own. On the cooperative pool it would hold one of the few
+    /// threads the server in this process answers on: two such waits at once left the server no thread at all.
+    static func offPool<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
+
     /// A socket connected to 127.0.0.1:`port`, or nil; the caller closes it.
     static func connected(port: Int) -> Int32? {
         #if canImport(Glibc)
