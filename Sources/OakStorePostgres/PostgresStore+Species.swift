@@ -28,7 +28,7 @@ extension PostgresStore: SpeciesRepository {
         try await snapshot { session in
             let speciesColumns = PostgresColumns(try await Self.speciesRow(session, name, columns: SpeciesRecordColumn.list))
             let rows = try await session.rows(
-                "\(AttributedSourceColumn.selection) WHERE ss.scientific_name = $1 ORDER BY ss.is_preferred DESC, ss.source_id",
+                "\(AttributedSourceColumn.selection) WHERE ss.scientific_name = $1 ORDER BY \(AttributedSourceColumn.order)",
                 [.text(speciesColumns.string(SpeciesRecordColumn.scientificName.rawValue) ?? name)])
             var json = JSONOutput(capacity: 4096)
             try json.beginSpeciesFull(speciesColumns)
@@ -125,7 +125,7 @@ extension PostgresStore: SpeciesRepository {
             """
             SELECT ss.*, s.name AS joined_source_name, s.url AS joined_source_url
             FROM species_sources ss JOIN sources s ON s.id = ss.source_id WHERE ss.scientific_name = $1
-            ORDER BY ss.is_preferred DESC, ss.source_id
+            ORDER BY \(AttributedSourceColumn.order)
             """,
             [.text(try await storedName(session, name))]
         ).map { row in

@@ -56,7 +56,7 @@ extension SQLiteStore: SpeciesRepository {
 
     /// A species' source rows with their sources' names, preferred first, then by source id (the argument: the
     /// species' stored name).
-    private static let sourceRowsOfSpecies = "\(AttributedSourceColumn.selection) WHERE ss.scientific_name = ? ORDER BY ss.is_preferred DESC, ss.source_id"
+    private static let sourceRowsOfSpecies = "\(AttributedSourceColumn.selection) WHERE ss.scientific_name = ? ORDER BY \(AttributedSourceColumn.order)"
 
     public func createSpecies(_ patch: SpeciesPatch) async throws -> Species {
         let species = try Species(creating: patch)
@@ -156,7 +156,7 @@ extension SQLiteStore: SpeciesRepository {
             cachedSQL: """
                 SELECT ss.*, s.name AS joined_source_name, s.url AS joined_source_url
                 FROM species_sources ss JOIN sources s ON s.id = ss.source_id \(filter)
-                ORDER BY ss.scientific_name, ss.is_preferred DESC, ss.source_id
+                ORDER BY ss.scientific_name, \(AttributedSourceColumn.order)
                 """,
             arguments: arguments
         ) { row in

@@ -35,7 +35,7 @@ package enum ExportColumn: Int32, CaseIterable {
         LEFT JOIN species_sources ss ON ss.scientific_name = e.scientific_name
         LEFT JOIN sources s ON s.id = ss.source_id
         \(condition)
-        ORDER BY e.scientific_name, ss.is_preferred DESC, ss.source_id
+        ORDER BY e.scientific_name, \(AttributedSourceColumn.order)
         """
     }
 }

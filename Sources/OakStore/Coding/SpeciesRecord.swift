@@ -100,6 +100,9 @@ public enum AttributedSourceColumn: Int32, CaseIterable, Sendable {
         }
     }
 
-    /// The columns, from a species' source rows and their sources (a backend adds its filter and order).
+    /// The order of a species' source rows (its full record, the export): the preferred one first, then by source id.
+    package static let order = "ss.is_preferred DESC, ss.source_id"
+
+    /// The columns, from a species' source rows and their sources (a backend adds its filter and `order`).
     package static let selection = "SELECT \(allCases.map(\.expression).joined(separator: ", ")) FROM species_sources ss JOIN sources s ON s.id = ss.source_id"
 }
