@@ -61,15 +61,17 @@ func buildRouter(
 /// metrics and one rate limiter per application.
 struct SharedServerState {
     let responseCache: ResponseCache
-    let metrics: ServerMetrics
+    /// Records the requests and their metrics (`metrics`).
     let requestLog: RequestLogMiddleware
     /// Nil when rate limiting is off.
     let rateLimit: RateLimitMiddleware?
 
+    var metrics: ServerMetrics { requestLog.metrics }
+
     init(configuration: ServerConfiguration, store: any CompendiumStore, rateLimiter: RateLimiter?, responseCache: ResponseCache) {
         self.responseCache = responseCache
-        metrics = ServerMetrics(pool: { store.poolStatus }, cachedBytes: { responseCache.bytesHeld })
-        requestLog = RequestLogMiddleware(metrics: metrics, trustProxy: configuration.trustProxy)
+        requestLog = RequestLogMiddleware(
+            metrics: ServerMetrics(pool: { store.poolStatus }, cachedBytes: { responseCache.bytesHeld }), trustProxy: configuration.trustProxy)
         rateLimit = configuration.rateLimits.map { limits in
             RateLimitMiddleware(limiter: rateLimiter ?? RateLimiter(maxClients: limits.maxClients), limits: limits)
         }

@@ -32,25 +32,35 @@ struct CachedReads: Sendable {
         var body: ByteBuffer?
     }
 
-    /// The kept answer for a request whose head is `head` (a GET, with no body, no `Origin`), when the cache holds
-    /// one and is known to be current; else nil, and the router answers.
-    func entry(for head: HTTPRequest) -> ResponseCache.Entry? {
-        guard head.method == .get, let uri = head.path, ResponseCacheMiddleware.isCacheable(Self.path(of: uri)) else { return nil }
+    /// A request held to be answered here: its head, its path (before the query), its kept answer and when it
+    /// arrived.
+    struct HeldRead {
+        var head: HTTPRequest
+        var path: String
+        var entry: ResponseCache.Entry
+        var start: ContinuousClock.Instant
+    }
+
+    /// The request whose head is `head` with its kept answer, when it is a GET with no body, no `Origin` and no
+    /// `Connection: close` whose answer the cache holds and is known to be current; else nil, and the router
+    /// answers.
+    func held(_ head: HTTPRequest) -> HeldRead? {
+        guard head.method == .get, let uri = head.path else { return nil }
+        let path = Self.path(of: uri)
+        guard ResponseCacheMiddleware.isCacheable(path) else { return nil }
         let fields = head.headerFields
         // `Connection: close` is the router's to honor: it closes the connection after its answer.
         guard fields[.origin] == nil, fields[.connection] != "close", fields[.transferEncoding] == nil,
-            (fields[.contentLength] ?? "0") == "0", let version = store.knownDataVersion
+            (fields[.contentLength] ?? "0") == "0", let version = store.knownDataVersion,
+            let entry = cache.currentEntry(for: ResponseCacheMiddleware.key(uri, acceptEncoding: fields[.acceptEncoding]), at: version)
         else { return nil }
-        return cache.currentEntry(for: ResponseCacheMiddleware.key(uri, acceptEncoding: fields[.acceptEncoding]), at: version)
+        return HeldRead(head: head, path: path, entry: entry, start: .now)
     }
 
-    /// The answer to a request from its kept `entry`, or nil when the router must answer it (the rate limit
-    /// refuses it).
-    func answer(_ head: HTTPRequest, from entry: ResponseCache.Entry, since start: ContinuousClock.Instant, socketAddress: String?) -> Answer? {
-        guard let uri = head.path, var (status, headers, body) = try? ResponseCacheMiddleware.answer(entry, to: head.headerFields) else {
-            return nil
-        }
-        let path = Self.path(of: uri)
+    /// The answer to a held request, or nil when the router must answer it (the rate limit refuses it).
+    func answer(_ read: HeldRead, socketAddress: String?) -> Answer? {
+        let (head, path, entry) = (read.head, read.path, read.entry)
+        guard var (status, headers, body) = try? ResponseCacheMiddleware.answer(entry, to: head.headerFields) else { return nil }
         let clientIP = requestLog.clientIP(head.headerFields, socketAddress: socketAddress)
         if let rateLimit, let (_, decision) = rateLimit.take(.get, path, clientIP: clientIP) {
             // A refused read takes no token: the router takes it again and answers the 429.
@@ -64,7 +74,7 @@ struct CachedReads: Sendable {
         headers[.server] = ServerConfiguration.serverName
         var logger = logger
         logger[metadataKey: LineLogHandler.requestIDKey] = .string(requestID)
-        requestLog.finish(.get, path: path, route: entry.route, status: status.code, since: start, clientIP: clientIP, logger: logger)
+        requestLog.finish(.get, path: path, route: entry.route, status: status.code, since: read.start, clientIP: clientIP, logger: logger)
         requestLog.metrics.recordAnsweredBeforeRouting()
         return Answer(head: HTTPResponse(status: status, headerFields: headers), body: body)
     }
@@ -83,9 +93,8 @@ final class CachedReadHandler: HTTPPartHandler {
     private let reads: CachedReads
     /// Requests passed on whose response has not ended: while there is one, answers here would overtake it.
     private var passedOn = 0
-    /// The request held to be answered here, its kept answer and when it arrived; its parts are not passed on
-    /// unless it is.
-    private var held: (head: HTTPRequest, entry: ResponseCache.Entry, start: ContinuousClock.Instant)?
+    /// The request held to be answered here; its parts are not passed on unless it is.
+    private var held: CachedReads.HeldRead?
 
     init(reads: CachedReads) {
         self.reads = reads
@@ -94,24 +103,24 @@ final class CachedReadHandler: HTTPPartHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
-            if passedOn == 0, let entry = reads.entry(for: head) {
-                held = (head, entry, .now)
+            if passedOn == 0, let read = reads.held(head) {
+                held = read
                 return
             }
             passedOn += 1
         case .body:
             // A body after all (it had no length): the router answers the request, from its head on.
-            if let (head, _, _) = held { passOn(head, context) }
+            if let held { passOn(held.head, context) }
         case .end:
-            if let (head, entry, start) = held {
+            if let read = held {
                 held = nil
-                if let answer = reads.answer(head, from: entry, since: start, socketAddress: context.channel.remoteAddress?.ipAddress) {
+                if let answer = reads.answer(read, socketAddress: context.channel.remoteAddress?.ipAddress) {
                     context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
                     if let body = answer.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
                     context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
                     return
                 }
-                passOn(head, context)
+                passOn(read.head, context)
             }
         }
         context.fireChannelRead(data)

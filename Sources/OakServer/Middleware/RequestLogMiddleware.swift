@@ -19,8 +19,8 @@ struct RequestLogMiddleware: RouterMiddleware {
         var context = context
         context.requestID = Self.requestID(request.headers)
         context.clientIP = clientIP(request.headers, socketAddress: context.socketAddress)
-        context.logger[metadataKey: "request_id"] = .string(context.requestID)
-        context.logger[metadataKey: "hb.request.id"] = nil  // Hummingbird's own id; ours replaces it
+        context.logger[metadataKey: LineLogHandler.requestIDKey] = .string(context.requestID)
+        context.logger[metadataKey: LineLogHandler.hummingbirdRequestIDKey] = nil  // Hummingbird's own id; ours replaces it
         var response: Response
         do {
             response = try await next(request, context)
