@@ -12,7 +12,14 @@ package final class PoolActivity: @unchecked Sendable {
 
     package init() {}
 
-    package func bumpGeneration() { lock.withLock { generation &+= 1 } }
+    /// Counts a write, and makes the change-log head due to be read again: the write moved it, and a head read
+    /// before the write would otherwise change the version a second time when it is next read, with no new write.
+    package func bumpGeneration() {
+        lock.withLock {
+            generation &+= 1
+            observedAt = -.infinity
+        }
+    }
 
     /// The writes made through the store so far.
     package var writeCount: UInt64 { lock.withLock { generation } }
@@ -22,7 +29,14 @@ package final class PoolActivity: @unchecked Sendable {
         lock.withLock { (generation, observedHead, now - observedAt >= refreshAfter) }
     }
 
-    package func observe(head: Int64, at now: Double) { lock.withLock { (observedHead, observedAt) = (head, now) } }
+    /// Records the change-log head read at `now`, by a read that started when the write count was `generation`.
+    /// When a write came in between, the head may predate it, so it stays due.
+    package func observe(head: Int64, at now: Double, generation readAt: UInt64) {
+        lock.withLock {
+            observedHead = head
+            observedAt = generation == readAt ? now : -.infinity
+        }
+    }
 
     package func begin(write: Bool) { lock.withLock { if write { writes += 1 } else { reads += 1 } } }
     package func end(write: Bool) { lock.withLock { if write { writes -= 1 } else { reads -= 1 } } }

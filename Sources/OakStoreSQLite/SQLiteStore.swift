@@ -137,7 +137,7 @@ public final class SQLiteStore: Sendable {
         var state = activity.generationState(now: seconds, refreshAfter: 1)
         if state.due {
             let head = try read { db in try Self.changeLogVersion(db) }
-            activity.observe(head: head, at: seconds)
+            activity.observe(head: head, at: seconds, generation: state.generation)
             state.head = head
         }
         return DataVersion(writes: state.generation, changeLogHead: state.head)

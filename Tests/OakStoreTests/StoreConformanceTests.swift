@@ -117,6 +117,20 @@ extension StoreConformanceTests {
         try await expectWorks(store)
     }
 
+    @Test(
+        "a write moves the data version once: with no write after it, the version read a second later is the same, so nothing read after the write is let go again",
+        arguments: TestBackend.available)
+    func writeMovesTheVersionOnce(_ backend: TestBackend) async throws {
+        let (store, _) = try await temporaryStore(backend)
+        let before = try await store.dataVersion()
+        _ = try await store.createNote(NoteInput(scientificName: "alba"))
+        let afterWrite = try await store.dataVersion()
+        #expect(afterWrite > before)
+        // Past SQLite's once-a-second look at the change log for other programs' writes.
+        try await Task.sleep(for: .milliseconds(1100))
+        #expect(try await store.dataVersion() == afterWrite)
+    }
+
     @Test("a species' full record written from the rows is byte for byte the model through the encoder", arguments: TestBackend.available)
     func speciesFullWrittenFromRows(_ backend: TestBackend) async throws {
         let (store, _) = try await temporaryStore(backend)
