@@ -83,10 +83,11 @@ final class ServerProcess: @unchecked Sendable {
         return process
     }
 
-    /// Waits up to 10 s for `/health/ready`: true once it answers, false if the server exited first; a server
-    /// still not ready is stopped and recorded as an issue.
+    /// Waits up to 30 s for `/health/ready`: true once it answers, false if the server exited first; a server
+    /// still not ready is stopped and recorded as an issue. (A start takes milliseconds alone, but CI runs every
+    /// suite at once on two cores, and one start there once took over 10 s.)
     private static func becomesReady(_ process: SpawnedProcess, url: String) async throws -> Bool {
-        for _ in 0..<200 {
+        for _ in 0..<600 {
             if let (_, response) = try? await URLSession.shared.data(from: URL(string: "\(url)/health/ready")!),
                 (response as? HTTPURLResponse)?.statusCode == 200
             {
