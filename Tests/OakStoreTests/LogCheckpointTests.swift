@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import OakStore
 import OakTestSupport
 import Testing
@@ -27,6 +28,12 @@ struct LogCheckpointTests {
     /// Batches of `write` making about `pages` pages of log.
     private func batches(past pages: Int32) -> Range<Int> {
         0..<(Int(pages) * 4096 / 300_000 + 4)
+    }
+
+    @Test("an answered write survives a power loss: a file store syncs its write-ahead log at every commit (synchronous = FULL), not only at checkpoints")
+    func everyCommitIsSynced() async throws {
+        let store = try temporaryStore("durable", seed: false)
+        #expect(try await store.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
     }
 
     @Test("writes past the checkpoint's bound of log reach the database file without closing it, and a store closed leaves no log")
