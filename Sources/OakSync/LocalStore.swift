@@ -12,9 +12,14 @@ public final class LocalStore: Sendable {
     let catalogCache: CatalogCache
     private let writes = Broadcaster<Void>()
 
-    /// Opens (creating and migrating if needed) the database at `path`.
+    /// Opens (creating and migrating if needed) the database at `path`. A write is on the disk when it
+    /// returns: a note taken offline has no other copy until it is synced, so every commit syncs the
+    /// write-ahead log (`synchronous = FULL`; GRDB's NORMAL syncs it only at checkpoints, and a phone that shuts
+    /// down at once, as in the cold, could lose the last notes).
     public convenience init(path: String) throws {
-        try self.init(writer: try DatabasePool(path: path), path: path)
+        let pool = try DatabasePool(path: path)
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        try self.init(writer: pool, path: path)
     }
 
     /// A store that lives in memory only, for tests and previews.

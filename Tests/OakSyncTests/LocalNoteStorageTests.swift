@@ -1,11 +1,19 @@
 import Foundation
 import GRDB
 import OakModels
-import OakSync
+import OakTestSupport
 import Testing
+
+@testable import OakSync
 
 @Suite("Local note storage")
 struct LocalNoteStorageTests {
+    @Test("a note saved on the device survives the phone shutting down at once: its database syncs every commit (synchronous = FULL)")
+    func everyCommitIsSynced() async throws {
+        let store = try LocalStore(path: temporaryDirectory("oak-durable").appendingPathComponent("device.db").path)
+        #expect(try await store.writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
+    }
+
     @Test("dates are written in GRDB's own layout, so rows written by either compare and read the same")
     func datesInGRDBLayout() throws {
         var random = SystemRandomNumberGenerator()
