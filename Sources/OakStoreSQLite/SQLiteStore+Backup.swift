@@ -27,6 +27,13 @@ extension SQLiteStore: MaintenanceRepository, BackupRepository {
                 nameTime += 0.001
             }
         }
+        // `VACUUM INTO` does not sync the file it writes. It is synced (with its directory entry) before older
+        // backups are let go, so a power loss just after cannot leave a torn newest backup and fewer good ones.
+        for synced in [path, directory] {
+            guard let handle = FileHandle(forReadingAtPath: synced) else { continue }
+            try handle.synchronize()
+            try handle.close()
+        }
         try Self.pruneBackups(in: directory, keep: keep)
         let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
         return BackupInfo(filename: filename, size: size, timestamp: timestamp)
