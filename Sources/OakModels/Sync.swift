@@ -96,6 +96,36 @@ public struct SetAsideChange: Hashable, Sendable {
     }
 }
 
+/// Why a pull cursor is answered 410 (`details.reason` of the `GONE` error). It tells a device what to do
+/// with the synced notes a new snapshot does not hold.
+public enum CursorRefusal: String, Sendable {
+    /// Older than the change history the server keeps: deletes it has not seen were forgotten, so a synced
+    /// note the server lacks was deleted there.
+    case expired
+    /// Ahead of the server's history: the database was restored from a backup, or lost its last writes.
+    case ahead
+    /// Issued by another database: the server now runs on a different one.
+    case otherDatabase = "other_database"
+
+    /// The error that answers a cursor refused for this reason, with `details` besides the reason.
+    public func error(_ message: String, details: [String: JSONValue] = [:]) -> OakError {
+        OakError(.gone, message, details: details.merging(["reason": .string(rawValue)]) { _, reason in reason })
+    }
+
+    /// The reason of a 410 answer, read from its error's details.
+    public init?(_ error: OakError) {
+        guard error.code == .gone, case .string(let reason)? = error.details?["reason"] else { return nil }
+        self.init(rawValue: reason)
+    }
+
+    /// Whether the synced notes a new snapshot lacks were deleted on the server (and are removed from the
+    /// device), rather than lost by it (and sent to it again). Only an expired cursor says deletes were missed:
+    /// after a restore, or on another database, what the server lacks is what it lost.
+    public static func absentNotesWereDeleted(_ reason: CursorRefusal?) -> Bool {
+        reason == .expired
+    }
+}
+
 /// A page of a pull: changes in sequence order, the cursor to pull from next, and whether more wait.
 /// The server writes it directly as JSON (see `SQLiteStore.pull`); clients decode it. A change that cannot
 /// be read does not fail the page: it goes to `setAside` and the others are read.

@@ -84,18 +84,27 @@ struct Reconciler: Sendable {
         }
     }
 
-    /// Ends a snapshot: synced notes and catalog records no page held (`seen`) are gone on the server;
-    /// pending ones stay for the next push to settle, and so do the local copies of records `setAside`.
-    /// Saves the cursor, in one transaction.
-    func finishSnapshot(seen: Set<String>, setAside: [SetAsideChange], cursor: String) async throws {
+    /// Ends a snapshot: synced catalog records no page held (`seen`) are gone on the server, and so are such
+    /// synced notes when `absentNotesWereDeleted`; otherwise (the server lost them: restored from a backup, or
+    /// another database) those notes are queued to be sent again as new. Pending ones stay for the next push to
+    /// settle, and so do the local copies of records `setAside`. Saves the cursor, in one transaction.
+    func finishSnapshot(seen: Set<String>, setAside: [SetAsideChange], cursor: String, absentNotesWereDeleted: Bool) async throws {
         let present = seen.union(setAside.map { "\($0.entity)/\($0.key)" })
         try await store.writer.write { db in
-            var gone: [UUID] = []
+            var absent: [UUID] = []
             let synced = try UUID.fetchCursor(db, sql: "SELECT id FROM notes WHERE sync_status = 'synced'")
             while let id = try synced.next() {
-                if !present.contains("notes/\(id.wireString)") { gone.append(id) }
+                if !present.contains("notes/\(id.wireString)") { absent.append(id) }
             }
-            _ = try LocalNote.deleteAll(db, keys: gone)
+            if absentNotesWereDeleted {
+                _ = try LocalNote.deleteAll(db, keys: absent)
+            } else {
+                for id in absent {
+                    try db.execute(
+                        sql: "UPDATE notes SET sync_status = ?, server_version = 0 WHERE id = ?",
+                        arguments: [NoteSyncStatus.pendingUpload.rawValue, id])
+                }
+            }
             for row in try Row.fetchAll(db, sql: "SELECT entity, key FROM catalog WHERE sync_status = 'synced'")
             where !present.contains("\(row["entity"] as String)/\(row["key"] as String)") {
                 try db.execute(sql: "DELETE FROM catalog WHERE entity = ? AND key = ?", arguments: [row["entity"], row["key"]])

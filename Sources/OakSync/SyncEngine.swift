@@ -199,16 +199,20 @@ public actor SyncEngine {
         }
     }
 
-    /// Pulls every change since the saved cursor; a missing or expired (410) cursor means a full snapshot.
+    /// Pulls every change since the saved cursor; a missing or refused (410) cursor means a full snapshot.
+    /// After a refusal, the synced notes the snapshot lacks are removed only when the server says it forgot
+    /// deletes (an expired cursor); after a restore or on another database they are what the server lost, and
+    /// are sent to it again (`CursorRefusal`).
     private func pull() async throws {
-        guard let cursor = try await repository.store.cursor() else { return try await pullSnapshot() }
+        guard let cursor = try await repository.store.cursor() else { return try await pullSnapshot(absentNotesWereDeleted: true) }
         var since = cursor
         while true {
             let page: PullResponse
             do {
                 page = try await fetchPage(since: since, limit: configuration.pullPageSize)
             } catch let error as OakClientError where error.status == 410 {
-                return try await pullSnapshot()
+                let reason = error.serverError.flatMap(CursorRefusal.init)
+                return try await pullSnapshot(absentNotesWereDeleted: CursorRefusal.absentNotesWereDeleted(reason))
             }
             note(page.setAside)
             try await reconciler.applyPull(page)
@@ -218,9 +222,9 @@ public actor SyncEngine {
     }
 
     /// Pulls everything, applying each page as it arrives while the next one is fetched (so the server's
-    /// work and the device's overlap; at most two pages in memory), then removes what no page held, saves
-    /// the cursor, and folds the write-ahead log back into the database file.
-    private func pullSnapshot() async throws {
+    /// work and the device's overlap; at most two pages in memory), then settles what no page held (see
+    /// `Reconciler.finishSnapshot`), saves the cursor, and folds the write-ahead log back into the database file.
+    private func pullSnapshot(absentNotesWereDeleted: Bool) async throws {
         var seen: Set<String> = []
         var unreadable: [SetAsideChange] = []
         let limit = configuration.snapshotPageSize
@@ -239,7 +243,7 @@ public actor SyncEngine {
             cursor = page.cursor
         }
         note(unreadable)
-        try await reconciler.finishSnapshot(seen: seen, setAside: unreadable, cursor: cursor)
+        try await reconciler.finishSnapshot(seen: seen, setAside: unreadable, cursor: cursor, absentNotesWereDeleted: absentNotesWereDeleted)
         try await repository.store.checkpoint()
     }
 

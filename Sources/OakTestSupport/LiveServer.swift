@@ -16,12 +16,15 @@ public struct LiveServer: Sendable {
     public let database: String
     public let baseURL: URL
 
-    /// Runs `body` while the server listens.
+    /// Runs `body` while the server listens, on a new database of `backend`, or on `existing` (a store and its
+    /// database, as a server started again on a restored file).
     public static func run<Value: Sendable>(
-        backend: TestBackend = .current, _ body: @Sendable (LiveServer) async throws -> Value
+        backend: TestBackend = .current, on existing: (store: any CompendiumStore, database: String)? = nil,
+        _ body: @Sendable (LiveServer) async throws -> Value
     ) async throws -> Value {
         let directory = temporaryDirectory("oak-server")
-        let (store, database) = try await temporaryStore(backend)
+        let (store, database): (any CompendiumStore, String)
+        if let existing { (store, database) = existing } else { (store, database) = try await temporaryStore(backend) }
         // Rate limiting off: three busy devices share one loopback address; the faulty transport injects 429s itself.
         let configuration = ServerConfiguration.forTests(ownerKey: ownerKey, directory: directory)
         return try await buildApplication(configuration: configuration, store: store).test(.live) { client in

@@ -163,7 +163,7 @@ struct SyncRoutesTests {
         }
     }
 
-    @Test("tombstones older than the horizon are compacted; an older cursor answers 410 GONE")
+    @Test("tombstones older than the horizon are compacted; an older cursor answers 410 GONE, and each refusal says why in details.reason")
     func compactionAndGone() async throws {
         let env = try await TestEnvironment()
         try await env.test { client in
@@ -176,13 +176,16 @@ struct SyncRoutesTests {
             let gone = try await client.send(.get, "/api/v1/sync/pull?since=\(oldCursor)")
             #expect(gone.status == .gone)
             #expect(try gone.error().code == "GONE")
+            #expect(try gone.error().details["reason"] as? String == "expired")
             let fresh = try await client.pullAll()
             #expect(try await client.send(.get, "/api/v1/sync/pull?since=\(fresh.cursor)").status == .ok)
             let database = try #require(fresh.cursor.split(separator: ".").first)
             let future = try await client.send(.get, "/api/v1/sync/pull?since=\(database).999999999")
             #expect(future.status == .gone)
+            #expect(try future.error().details["reason"] as? String == "ahead")
             let otherDatabase = try await client.send(.get, "/api/v1/sync/pull?since=0123456789ab.5")
             #expect(otherDatabase.status == .gone)
+            #expect(try otherDatabase.error().details["reason"] as? String == "other_database")
             let garbage = try await client.send(.get, "/api/v1/sync/pull?since=abc")
             #expect(garbage.status == .badRequest)
         }

@@ -1,6 +1,8 @@
 import Foundation
 import OakClient
 import OakModels
+import OakStore
+import OakStoreSQLite
 import OakSync
 import OakTestSupport
 import Testing
@@ -280,6 +282,61 @@ struct SyncScenarioTests {
             #expect(serverNotes.count == names.count)
             #expect(try await relaunched.repository.notes().map(\.id) == serverNotes.map(\.id))
             #expect(try await relaunched.repository.pendingCount() == 0)
+        }
+    }
+
+    @Test("A server restored from a backup: a note it lost is sent to it again by the device that has it, not deleted there")
+    func restoredServerGetsLostNotesAgain() async throws {
+        let clock = WriteClock()
+        let devicePath = temporaryDirectory("oak-device").appendingPathComponent("device.db").path
+        let backups = temporaryDirectory("oak-backups")
+        let (backupFile, before, after) = try await LiveServer.run(backend: .sqlite) { server in
+            let names = try await Self.speciesNames(server)
+            let device = try Device(server: server, clock: clock, path: devicePath)
+            let before = try await device.repository.create(scientificName: names[0], fields: NoteFields(leaf: "before the backup"))
+            await device.engine.sync()
+            let backup = try await #require(server.store as? any BackupRepository).backup(into: backups.path, keep: 5)
+            let after = try await device.repository.create(scientificName: names[1], fields: NoteFields(leaf: "after the backup"))
+            await device.engine.sync()
+            #expect(try await device.repository.note(id: after.id)?.syncStatus == .synced)
+            return (backups.appendingPathComponent(backup.filename).path, before.id, after.id)
+        }
+
+        // The server starts again on the backup: the note taken after it is not there, and the device's cursor is
+        // ahead of the restored history.
+        try await LiveServer.run(on: (try SQLiteStore(path: backupFile), backupFile)) { server in
+            let api = server.client()
+            await #expect(throws: OakClientError.self) { try await api.note(id: after) }
+            let device = try Device(server: server, clock: clock, path: devicePath)
+            await device.engine.sync()
+
+            let status = await device.engine.status
+            #expect(status.state == .idle, Comment(rawValue: status.lastError ?? ""))
+            #expect(try await api.note(id: after).fields.leaf == "after the backup")
+            #expect(try await api.note(id: before).fields.leaf == "before the backup")
+            #expect(try await device.repository.note(id: after)?.syncStatus == .synced)
+            #expect(status.pendingCount == 0)
+        }
+    }
+
+    @Test("A device moved to a new, empty server (another database) sends it the notes it holds instead of deleting them")
+    func newServerGetsTheDevicesNotes() async throws {
+        let clock = WriteClock()
+        let devicePath = temporaryDirectory("oak-device").appendingPathComponent("device.db").path
+        let kept = try await LiveServer.run { server in
+            let device = try Device(server: server, clock: clock, path: devicePath)
+            let note = try await device.repository.create(scientificName: try await Self.speciesNames(server)[0], fields: NoteFields(leaf: "kept"))
+            await device.engine.sync()
+            #expect(try await device.repository.note(id: note.id)?.syncStatus == .synced)
+            return note.id
+        }
+        try await LiveServer.run { server in
+            let device = try Device(server: server, clock: clock, path: devicePath)
+            await device.engine.sync()
+            let status = await device.engine.status
+            #expect(status.state == .idle, Comment(rawValue: status.lastError ?? ""))
+            #expect(try await server.client().note(id: kept).fields.leaf == "kept")
+            #expect(try await device.repository.note(id: kept)?.syncStatus == .synced)
         }
     }
 

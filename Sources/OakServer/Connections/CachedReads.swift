@@ -60,7 +60,7 @@ struct CachedReads: Sendable {
     /// The answer to a held request, or nil when the router must answer it (the rate limit refuses it).
     func answer(_ read: HeldRead, socketAddress: String?) -> Answer? {
         let (head, path, entry) = (read.head, read.path, read.entry)
-        guard var (status, headers, body) = try? ResponseCacheMiddleware.answer(entry, to: head.headerFields) else { return nil }
+        guard case (let status, var headers, let body)? = try? ResponseCacheMiddleware.answer(entry, to: head.headerFields) else { return nil }
         let clientIP = requestLog.clientIP(head.headerFields, socketAddress: socketAddress)
         if let rateLimit, let (_, decision) = rateLimit.take(.get, path, clientIP: clientIP) {
             // A refused read takes no token: the router takes it again and answers the 429.

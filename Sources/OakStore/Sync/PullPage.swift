@@ -29,16 +29,15 @@ package struct PullWindow {
     package init(cursor: String?, database: String, head: Int64, compactedThrough: Int64) throws {
         let position = try SyncCursor(parsing: cursor, database: database)
         if position.sequence > head {
-            throw OakError(
-                .gone,
+            throw CursorRefusal.ahead.error(
                 "The cursor is ahead of this server's change history (\(position.sequence) > \(head)); was the database restored from a backup? Pull again without a cursor",
                 details: ["cursor": .string(cursor ?? ""), "head": .number(Double(head))])
         }
         // A cursor is too old when tombstones it has not seen were compacted away.
         let seenThrough = position.snapshotStart ?? position.sequence
         if seenThrough > 0 && seenThrough < compactedThrough {
-            throw OakError(
-                .gone, "The cursor is older than the change history the server keeps; pull again without a cursor",
+            throw CursorRefusal.expired.error(
+                "The cursor is older than the change history the server keeps; pull again without a cursor",
                 details: ["cursor": .string(cursor ?? "")])
         }
         self.position = position

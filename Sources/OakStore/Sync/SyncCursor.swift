@@ -28,7 +28,7 @@ package struct SyncCursor: CustomStringConvertible, Equatable {
             let sequence = Int64(parts[1]), sequence >= 0, parts.count == 2 || Int64(parts[2]) != nil
         else { throw OakError.invalid("since", "is not a cursor this server issued") }
         guard parts[0] == database else {
-            throw OakError(.gone, "The cursor belongs to another database; pull again without a cursor")
+            throw CursorRefusal.otherDatabase.error("The cursor belongs to another database; pull again without a cursor")
         }
         self.init(database: database, sequence: sequence, snapshotStart: parts.count == 3 ? Int64(parts[2]) : nil)
     }
