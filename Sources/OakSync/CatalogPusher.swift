@@ -15,13 +15,21 @@ struct CatalogPusher: Sendable {
         let record: Data
     }
 
+    /// The catalog rows to push: created or edited here, and not rejected (a rejected one waits for an edit).
+    private static let pendingRows = "catalog WHERE sync_status != 'synced' AND last_error IS NULL"
+
+    /// Whether any catalog record waits to be pushed.
+    func hasPending() async throws -> Bool {
+        try await store.writer.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM \(Self.pendingRows))") ?? false }
+    }
+
     /// Pushes every pending catalog record; a record the server rejects is marked with the reason.
     func push(_ client: OakClient, retry: RetryPolicy, sleeper: any Sleeper) async throws {
         let pending = try await store.writer.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT entity, key, record FROM catalog WHERE sync_status != 'synced' AND last_error IS NULL
+                    SELECT entity, key, record FROM \(Self.pendingRows)
                     ORDER BY entity = 'species', CAST(key AS INTEGER) DESC, key
                     """
             ).compactMap { row -> Pending? in
@@ -83,7 +91,7 @@ struct CatalogPusher: Sendable {
                 try LocalStore.saveRecord(db, key, stored, status: .synced)
             }
             if case .source(let oldID) = item.key, case .source(let newID) = key, oldID != newID {
-                try db.execute(sql: "UPDATE notes SET source_id = ? WHERE source_id = ?", arguments: [newID, oldID])
+                try LocalStore.moveNotes(db, fromSource: oldID, to: newID)
             }
         }
     }

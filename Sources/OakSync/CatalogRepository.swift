@@ -30,8 +30,7 @@ public final class CatalogRepository: Sendable {
     @discardableResult
     public func createSource(_ patch: SourcePatch) async throws -> Source {
         let source = try await store.writer.write { db in
-            let lowest = try Int.fetchOne(db, sql: "SELECT MIN(CAST(key AS INTEGER)) FROM catalog WHERE entity = 'sources'") ?? 0
-            let source = try Source(id: min(lowest, 0) - 1, creating: patch)
+            let source = try Source(id: try LocalStore.nextLocalSourceID(db), creating: patch)
             try LocalStore.saveRecord(db, .source(source.id), source, status: .pendingUpload)
             return source
         }

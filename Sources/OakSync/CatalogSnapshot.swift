@@ -120,6 +120,36 @@ extension LocalStore {
         try saveRecord(db, entity: key.entity, key: key.key, json: try JSONEncoder().encode(record), status: status)
     }
 
+    /// The id a source created on this device takes until the server numbers it: below every id in use.
+    static func nextLocalSourceID(_ db: Database) throws -> Int {
+        let lowest = try Int.fetchOne(db, sql: "SELECT MIN(CAST(key AS INTEGER)) FROM catalog WHERE entity = 'sources'") ?? 0
+        return min(lowest, 0) - 1
+    }
+
+    /// Moves the notes of a renumbered source to its new id.
+    static func moveNotes(_ db: Database, fromSource oldID: Int, to newID: Int) throws {
+        try db.execute(sql: "UPDATE notes SET source_id = ? WHERE source_id = ?", arguments: [newID, oldID])
+    }
+
+    /// Queues a synced catalog record the server lost (restored from a backup, or another database) to be
+    /// created there again: a species as it is, a source under a new local id (its notes follow it), as if it
+    /// had been made offline. Other records are left as they are.
+    static func queueLostRecord(_ db: Database, entity: String, key: String) throws {
+        switch SyncEntity(rawValue: entity) {
+        case .species?:
+            try db.execute(
+                sql: "UPDATE catalog SET sync_status = ? WHERE entity = ? AND key = ?", arguments: [NoteSyncStatus.pendingUpload.rawValue, entity, key])
+        case .sources?:
+            guard let oldID = Int(key), var source = try record(db, .source(oldID)) as Source? else { return }
+            source.id = try nextLocalSourceID(db)
+            try db.execute(sql: "DELETE FROM catalog WHERE entity = ? AND key = ?", arguments: [entity, key])
+            try saveRecord(db, .source(source.id), source, status: .pendingUpload)
+            try moveNotes(db, fromSource: oldID, to: source.id)
+        default:
+            break
+        }
+    }
+
     static func saveRecord(_ db: Database, entity: SyncEntity, key: String, json: Data, status: NoteSyncStatus) throws {
         try db.execute(
             sql: """

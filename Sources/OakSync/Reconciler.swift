@@ -84,10 +84,11 @@ struct Reconciler: Sendable {
         }
     }
 
-    /// Ends a snapshot: synced catalog records no page held (`seen`) are gone on the server, and so are such
-    /// synced notes when `absentNotesWereDeleted`; otherwise (the server lost them: restored from a backup, or
-    /// another database) those notes are queued to be sent again as new. Pending ones stay for the next push to
-    /// settle, and so do the local copies of records `setAside`. Saves the cursor, in one transaction.
+    /// Ends a snapshot: synced notes and catalog records no page held (`seen`) were deleted on the server when
+    /// `absentNotesWereDeleted`, and are removed; otherwise the server lost them (restored from a backup, or
+    /// another database) and they are queued to be created there again (`LocalStore.queueLostRecord`). Pending
+    /// ones stay for the next push to settle, and so do the local copies of records `setAside`. Saves the
+    /// cursor, in one transaction.
     func finishSnapshot(seen: Set<String>, setAside: [SetAsideChange], cursor: String, absentNotesWereDeleted: Bool) async throws {
         let present = seen.union(setAside.map { "\($0.entity)/\($0.key)" })
         try await store.writer.write { db in
@@ -107,7 +108,11 @@ struct Reconciler: Sendable {
             }
             for row in try Row.fetchAll(db, sql: "SELECT entity, key FROM catalog WHERE sync_status = 'synced'")
             where !present.contains("\(row["entity"] as String)/\(row["key"] as String)") {
-                try db.execute(sql: "DELETE FROM catalog WHERE entity = ? AND key = ?", arguments: [row["entity"], row["key"]])
+                if absentNotesWereDeleted {
+                    try db.execute(sql: "DELETE FROM catalog WHERE entity = ? AND key = ?", arguments: [row["entity"], row["key"]])
+                } else {
+                    try LocalStore.queueLostRecord(db, entity: row["entity"], key: row["key"])
+                }
             }
             try LocalStore.saveCursor(db, cursor)
         }

@@ -167,7 +167,8 @@ public actor SyncEngine {
             for _ in 0..<configuration.maxRounds {
                 try await push()
                 try await pull()
-                if try await reconciler.pushableIDs().isEmpty { break }
+                // Another round while a pull left something to push (notes or catalog records a restored server lost).
+                if try await reconciler.pushableIDs().isEmpty, try await !catalogPusher.hasPending() { break }
             }
             let finished = Date()
             try await repository.store.recordSuccessfulSync(at: finished)

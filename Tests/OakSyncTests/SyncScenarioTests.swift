@@ -285,21 +285,29 @@ struct SyncScenarioTests {
         }
     }
 
-    @Test("A server restored from a backup: a note it lost is sent to it again by the device that has it, not deleted there")
+    @Test(
+        "A server restored from a backup: the notes and the source it lost are sent to it again by the device that has them, not deleted there"
+    )
     func restoredServerGetsLostNotesAgain() async throws {
         let clock = WriteClock()
         let devicePath = temporaryDirectory("oak-device").appendingPathComponent("device.db").path
         let backups = temporaryDirectory("oak-backups")
-        let (backupFile, before, after) = try await LiveServer.run(backend: .sqlite) { server in
+        let (backupFile, before, after, onNewSource) = try await LiveServer.run(backend: .sqlite) { server in
             let names = try await Self.speciesNames(server)
             let device = try Device(server: server, clock: clock, path: devicePath)
             let before = try await device.repository.create(scientificName: names[0], fields: NoteFields(leaf: "before the backup"))
             await device.engine.sync()
             let backup = try await #require(server.store as? any BackupRepository).backup(into: backups.path, keep: 5)
             let after = try await device.repository.create(scientificName: names[1], fields: NoteFields(leaf: "after the backup"))
+            var patch = SourcePatch()
+            patch.name = .value("Field book after the backup")
+            patch.sourceType = .value("personal")
+            let source = try await CatalogRepository(store: device.repository.store).createSource(patch)
+            let onNewSource = try await device.repository.create(scientificName: names[2], sourceId: source.id, fields: NoteFields(leaf: "on it"))
             await device.engine.sync()
             #expect(try await device.repository.note(id: after.id)?.syncStatus == .synced)
-            return (backups.appendingPathComponent(backup.filename).path, before.id, after.id)
+            #expect(try await device.repository.note(id: onNewSource.id).map { $0.syncStatus == .synced && $0.sourceId > 0 } == true)
+            return (backups.appendingPathComponent(backup.filename).path, before.id, after.id, onNewSource.id)
         }
 
         // The server starts again on the backup: the note taken after it is not there, and the device's cursor is
@@ -315,6 +323,12 @@ struct SyncScenarioTests {
             #expect(try await api.note(id: after).fields.leaf == "after the backup")
             #expect(try await api.note(id: before).fields.leaf == "before the backup")
             #expect(try await device.repository.note(id: after)?.syncStatus == .synced)
+            // The source made after the backup is made again (a new number), and its note follows it.
+            let sources = try await server.store.listSources().filter { $0.name == "Field book after the backup" }
+            #expect(sources.count == 1)
+            let recreated = try #require(sources.first)
+            #expect(try await api.note(id: onNewSource).sourceId == recreated.id)
+            #expect(try await device.repository.note(id: onNewSource).map { $0.syncStatus == .synced && $0.sourceId == recreated.id } == true)
             #expect(status.pendingCount == 0)
         }
     }
