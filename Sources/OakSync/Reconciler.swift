@@ -76,10 +76,10 @@ struct Reconciler: Sendable {
     }
 
     /// Applies one page of a full snapshot (every page of a pull without cursor), in one transaction, and
-    /// returns the keys it held. `finishSnapshot` then removes what no page held.
-    func applySnapshotPage(_ changes: [SyncChange]) async throws -> Set<String> {
+    /// returns the keys it held. `finishSnapshot` then settles what no page held.
+    func applySnapshotPage(_ changes: [SyncChange], serverLostHistory: Bool) async throws -> Set<String> {
         try await store.writer.write { db in
-            try Self.apply(db, changes)
+            try Self.apply(db, changes, serverLostHistory: serverLostHistory)
             return Set(changes.map { "\($0.entity.rawValue)/\($0.key)" })
         }
     }
@@ -118,7 +118,9 @@ struct Reconciler: Sendable {
         }
     }
 
-    private static func apply(_ db: Database, _ changes: [SyncChange]) throws {
+    /// Applies pulled changes. `serverLostHistory`: they are a snapshot of a server that lost changes this
+    /// device saw (restored from a backup, or another database), see `applyServerNote`.
+    private static func apply(_ db: Database, _ changes: [SyncChange], serverLostHistory: Bool = false) throws {
         // The identity of the local notes these changes may touch, read in one query, instead of a lookup per note.
         let index = try NoteIndex(
             db,
@@ -130,7 +132,7 @@ struct Reconciler: Sendable {
         for change in changes {
             switch (change.record, change.op) {
             case (.note(let note)?, .upsert):
-                try applyServerNote(db, note, index)
+                try applyServerNote(db, note, index, serverLostHistory: serverLostHistory)
             case (_, .delete) where change.entity == .notes:
                 guard let id = UUID(wireString: change.key), let note = try LocalNote.fetchOne(db, key: id) else { continue }
                 // A pending change stays: the push lets the server weigh an edit against the delete, and a
@@ -151,10 +153,19 @@ struct Reconciler: Sendable {
     }
 
     /// Takes a pulled note into the cache. A note the device does not hold under its id or its species
-    /// and source (every note of a first sync) is written straight away, with no read.
-    private static func applyServerNote(_ db: Database, _ server: Note, _ index: NoteIndex) throws {
+    /// and source (every note of a first sync) is written straight away, with no read. An older copy than the
+    /// device's is left out; when the server lost history, the device's synced copy holds an edit the server
+    /// lost, and is queued to be sent again, weighed against the server's by last write wins (no base version).
+    private static func applyServerNote(_ db: Database, _ server: Note, _ index: NoteIndex, serverLostHistory: Bool) throws {
         if let local = index.notes[server.id] {
-            guard server.version >= local.serverVersion else { return }
+            guard server.version >= local.serverVersion else {
+                if serverLostHistory, local.synced, var note = try LocalNote.fetchOne(db, key: server.id) {
+                    note.serverVersion = 0
+                    note.syncStatus = .pendingUpload
+                    try note.update(db)
+                }
+                return
+            }
             if local.synced {
                 try LocalNote(server: server).write(db, replacing: true)
             } else if let note = try LocalNote.fetchOne(db, key: server.id) {

@@ -235,7 +235,7 @@ public actor SyncEngine {
             let page = try await fetching.value
             next = page.hasMore ? Task { try await self.fetchPage(since: page.cursor, limit: limit) } : nil
             do {
-                seen.formUnion(try await reconciler.applySnapshotPage(page.changes))
+                seen.formUnion(try await reconciler.applySnapshotPage(page.changes, serverLostHistory: !absentNotesWereDeleted))
             } catch {
                 next?.cancel()
                 throw error
