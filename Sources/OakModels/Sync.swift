@@ -118,11 +118,12 @@ public enum CursorRefusal: String, Sendable {
         self.init(rawValue: reason)
     }
 
-    /// Whether the synced notes a new snapshot lacks were deleted on the server (and are removed from the
-    /// device), rather than lost by it (and sent to it again). Only an expired cursor says deletes were missed:
-    /// after a restore, or on another database, what the server lacks is what it lost.
-    public static func absentNotesWereDeleted(_ reason: CursorRefusal?) -> Bool {
-        reason == .expired
+    /// Whether the server lost changes the device saw, so that what a new snapshot lacks, or holds in an older
+    /// form, is to be sent to it again rather than taken from it. Only an expired cursor says the server forgot
+    /// deletes instead (what it lacks was deleted there); after a restore, on another database, or for no
+    /// stated reason, what the server lacks is what it lost.
+    public static func serverLostHistory(_ reason: CursorRefusal?) -> Bool {
+        reason != .expired
     }
 }
 

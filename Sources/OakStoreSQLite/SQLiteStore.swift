@@ -138,14 +138,12 @@ public final class SQLiteStore: Sendable {
     /// and within a second for writes by other processes (older tools writing the file directly).
     /// Read it before reading the data that a cached answer is derived from.
     public func dataVersion() async throws -> DataVersion {
-        let seconds = Self.secondsSinceStart
-        var state = activity.generationState(now: seconds, refreshAfter: 1)
-        if state.due {
-            let head = try read { db in try Self.changeLogVersion(db) }
-            activity.observe(head: head, at: seconds, generation: state.generation)
-            state.head = head
-        }
-        return DataVersion(writes: state.generation, changeLogHead: state.head)
+        if let known = knownDataVersion { return known }
+        // The write count and the time before the read: a write during it leaves the head due (`observe`).
+        let (seconds, writes) = (Self.secondsSinceStart, activity.writeCount)
+        let head = try read { db in try Self.changeLogVersion(db) }
+        activity.observe(head: head, at: seconds, generation: writes)
+        return DataVersion(writes: writes, changeLogHead: head)
     }
 
     /// The version `dataVersion()` answers while the file is not due for a check (within a second of the last).

@@ -131,6 +131,13 @@ extension LocalStore {
         try db.execute(sql: "UPDATE notes SET source_id = ? WHERE source_id = ?", arguments: [newID, oldID])
     }
 
+    /// Queues a synced note the server lost (restored from a backup, or another database) to be sent to it
+    /// again as new: no base version, so last write wins weighs it against any copy the server has.
+    static func queueLostNote(_ db: Database, _ id: UUID) throws {
+        try db.execute(
+            sql: "UPDATE notes SET sync_status = ?, server_version = 0 WHERE id = ?", arguments: [NoteSyncStatus.pendingUpload.rawValue, id])
+    }
+
     /// Queues a synced catalog record the server lost (restored from a backup, or another database) to be
     /// created there again: a species as it is, a source under a new local id (its notes follow it), as if it
     /// had been made offline. Other records are left as they are.

@@ -84,12 +84,12 @@ struct Reconciler: Sendable {
         }
     }
 
-    /// Ends a snapshot: synced notes and catalog records no page held (`seen`) were deleted on the server when
-    /// `absentNotesWereDeleted`, and are removed; otherwise the server lost them (restored from a backup, or
-    /// another database) and they are queued to be created there again (`LocalStore.queueLostRecord`). Pending
-    /// ones stay for the next push to settle, and so do the local copies of records `setAside`. Saves the
-    /// cursor, in one transaction.
-    func finishSnapshot(seen: Set<String>, setAside: [SetAsideChange], cursor: String, absentNotesWereDeleted: Bool) async throws {
+    /// Ends a snapshot: synced notes and catalog records no page held (`seen`) were deleted on the server, and
+    /// are removed; unless `serverLostHistory` (restored from a backup, or another database), when they are what
+    /// the server lost, and are queued to be created there again (`LocalStore.queueLostNote`, `queueLostRecord`).
+    /// Pending ones stay for the next push to settle, and so do the local copies of records `setAside`. Saves
+    /// the cursor, in one transaction.
+    func finishSnapshot(seen: Set<String>, setAside: [SetAsideChange], cursor: String, serverLostHistory: Bool) async throws {
         let present = seen.union(setAside.map { "\($0.entity)/\($0.key)" })
         try await store.writer.write { db in
             var absent: [UUID] = []
@@ -97,21 +97,17 @@ struct Reconciler: Sendable {
             while let id = try synced.next() {
                 if !present.contains("notes/\(id.wireString)") { absent.append(id) }
             }
-            if absentNotesWereDeleted {
-                _ = try LocalNote.deleteAll(db, keys: absent)
+            if serverLostHistory {
+                for id in absent { try LocalStore.queueLostNote(db, id) }
             } else {
-                for id in absent {
-                    try db.execute(
-                        sql: "UPDATE notes SET sync_status = ?, server_version = 0 WHERE id = ?",
-                        arguments: [NoteSyncStatus.pendingUpload.rawValue, id])
-                }
+                _ = try LocalNote.deleteAll(db, keys: absent)
             }
             for row in try Row.fetchAll(db, sql: "SELECT entity, key FROM catalog WHERE sync_status = 'synced'")
             where !present.contains("\(row["entity"] as String)/\(row["key"] as String)") {
-                if absentNotesWereDeleted {
-                    try db.execute(sql: "DELETE FROM catalog WHERE entity = ? AND key = ?", arguments: [row["entity"], row["key"]])
-                } else {
+                if serverLostHistory {
                     try LocalStore.queueLostRecord(db, entity: row["entity"], key: row["key"])
+                } else {
+                    try db.execute(sql: "DELETE FROM catalog WHERE entity = ? AND key = ?", arguments: [row["entity"], row["key"]])
                 }
             }
             try LocalStore.saveCursor(db, cursor)
@@ -159,11 +155,7 @@ struct Reconciler: Sendable {
     private static func applyServerNote(_ db: Database, _ server: Note, _ index: NoteIndex, serverLostHistory: Bool) throws {
         if let local = index.notes[server.id] {
             guard server.version >= local.serverVersion else {
-                if serverLostHistory, local.synced, var note = try LocalNote.fetchOne(db, key: server.id) {
-                    note.serverVersion = 0
-                    note.syncStatus = .pendingUpload
-                    try note.update(db)
-                }
+                if serverLostHistory, local.synced { try LocalStore.queueLostNote(db, server.id) }
                 return
             }
             if local.synced {

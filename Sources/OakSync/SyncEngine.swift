@@ -205,7 +205,7 @@ public actor SyncEngine {
     /// deletes (an expired cursor); after a restore or on another database they are what the server lost, and
     /// are sent to it again (`CursorRefusal`).
     private func pull() async throws {
-        guard let cursor = try await repository.store.cursor() else { return try await pullSnapshot(absentNotesWereDeleted: true) }
+        guard let cursor = try await repository.store.cursor() else { return try await pullSnapshot(serverLostHistory: false) }
         var since = cursor
         while true {
             let page: PullResponse
@@ -213,7 +213,7 @@ public actor SyncEngine {
                 page = try await fetchPage(since: since, limit: configuration.pullPageSize)
             } catch let error as OakClientError where error.status == 410 {
                 let reason = error.serverError.flatMap(CursorRefusal.init)
-                return try await pullSnapshot(absentNotesWereDeleted: CursorRefusal.absentNotesWereDeleted(reason))
+                return try await pullSnapshot(serverLostHistory: CursorRefusal.serverLostHistory(reason))
             }
             note(page.setAside)
             try await reconciler.applyPull(page)
@@ -225,7 +225,7 @@ public actor SyncEngine {
     /// Pulls everything, applying each page as it arrives while the next one is fetched (so the server's
     /// work and the device's overlap; at most two pages in memory), then settles what no page held (see
     /// `Reconciler.finishSnapshot`), saves the cursor, and folds the write-ahead log back into the database file.
-    private func pullSnapshot(absentNotesWereDeleted: Bool) async throws {
+    private func pullSnapshot(serverLostHistory: Bool) async throws {
         var seen: Set<String> = []
         var unreadable: [SetAsideChange] = []
         let limit = configuration.snapshotPageSize
@@ -235,7 +235,7 @@ public actor SyncEngine {
             let page = try await fetching.value
             next = page.hasMore ? Task { try await self.fetchPage(since: page.cursor, limit: limit) } : nil
             do {
-                seen.formUnion(try await reconciler.applySnapshotPage(page.changes, serverLostHistory: !absentNotesWereDeleted))
+                seen.formUnion(try await reconciler.applySnapshotPage(page.changes, serverLostHistory: serverLostHistory))
             } catch {
                 next?.cancel()
                 throw error
@@ -244,7 +244,7 @@ public actor SyncEngine {
             cursor = page.cursor
         }
         note(unreadable)
-        try await reconciler.finishSnapshot(seen: seen, setAside: unreadable, cursor: cursor, absentNotesWereDeleted: absentNotesWereDeleted)
+        try await reconciler.finishSnapshot(seen: seen, setAside: unreadable, cursor: cursor, serverLostHistory: serverLostHistory)
         try await repository.store.checkpoint()
     }
 
