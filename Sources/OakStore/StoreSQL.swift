@@ -3,13 +3,16 @@ import OakModels
 
 /// SQL that both backends run as written (standard SQL over the shared schema).
 package enum StoreSQL {
-    /// A note's row, its species' taxonomy and its version (`Note.init(row:)`), from `species_sources ss`.
-    package static let noteSelect = """
+    /// A note's row, its species' taxonomy and its version (`Note.init(row:)`), from `species_sources ss`, its
+    /// upsert found in the change log as the backend keeps it (`log`).
+    package static func noteSelect(_ log: NoteLog) -> String {
+        """
         SELECT ss.*, e.subgenus, e.section, e.subsection, e.complex, c.seq AS version
         FROM species_sources ss
         JOIN oak_entries e ON e.scientific_name = ss.scientific_name
-        LEFT JOIN change_log c ON c.entity = 'notes' AND c.entity_key = ss.uuid
+        LEFT JOIN change_log c ON \(log.upsertJoin)
         """
+    }
 
     /// A taxon's columns (of `taxa t`) and `species_count`, the number of species it holds.
     package static let taxonColumns = """
@@ -24,6 +27,20 @@ package enum StoreSQL {
 
     /// The order of taxa in lists: by rank, then name.
     package static let taxonOrder = "CASE level WHEN 'subgenus' THEN 0 WHEN 'section' THEN 1 WHEN 'subsection' THEN 2 ELSE 3 END, name"
+}
+
+/// How a backend's change log keeps notes' entries, as SQL over `change_log c` and `species_sources ss`.
+package struct NoteLog: Sendable {
+    /// Joins a note to its upsert.
+    package let upsertJoin: String
+    /// Holds for every entry kept by its key (tombstones among them): a look-up by key names it to use the
+    /// key index.
+    package let keyedEntry: String
+
+    /// Every entry by its key, a note's by its id (PostgreSQL).
+    package static let byKey = NoteLog(upsertJoin: "c.entity = 'notes' AND c.entity_key = ss.uuid", keyedEntry: "TRUE")
+    /// A note's upsert by its row, still under its id (`note_row`, SQLite from v13); every other entry by its key.
+    package static let byNoteRow = NoteLog(upsertJoin: "c.note_row = ss.id AND c.entity_key = ss.uuid", keyedEntry: "c.note_row IS NULL")
 }
 
 extension Note {

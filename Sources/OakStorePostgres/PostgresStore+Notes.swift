@@ -5,7 +5,7 @@ import OakStore
 extension PostgresStore: NoteRepository {
     public func notes(species: String?, sourceId: Int) async throws -> [Note] {
         try await read { session in
-            var sql = "\(StoreSQL.noteSelect) WHERE ss.source_id = $1"
+            var sql = "\(Self.noteSelect) WHERE ss.source_id = $1"
             var values: [StoredValue] = [StoredValue(sourceId)]
             if let species {
                 sql += " AND ss.scientific_name = $2"
@@ -68,8 +68,11 @@ extension PostgresStore: NoteRepository {
 
     // MARK: Shared with sync
 
+    /// A note's select (`StoreSQL.noteSelect`): its upsert found by its id.
+    static let noteSelect = StoreSQL.noteSelect(.byKey)
+
     static func fetchNote(_ session: PostgresSession, _ id: UUID) async throws -> Note? {
-        try await session.row("\(StoreSQL.noteSelect) WHERE ss.uuid = $1", [.text(id.wireString)]).map(Note.init(row:))
+        try await session.row("\(Self.noteSelect) WHERE ss.uuid = $1", [.text(id.wireString)]).map(Note.init(row:))
     }
 
     static func requireNote(_ session: PostgresSession, _ id: UUID) async throws -> Note {

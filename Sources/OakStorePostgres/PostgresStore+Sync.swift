@@ -99,7 +99,7 @@ extension PostgresStore: SyncRepository {
         }
         var notes: [Int64: PostgresColumns] = [:]
         try await session.forEach(
-            PulledNoteColumn.selection + " WHERE c.entity = 'notes' AND c.op = 'upsert' AND c.seq > $1 AND c.seq <= $2",
+            PulledNoteColumn.selection(.byKey) + " WHERE c.entity = 'notes' AND c.op = 'upsert' AND c.seq > $1 AND c.seq <= $2",
             [.integer(start), .integer(end)]
         ) { notes[$0.int(PulledNoteColumn.seq.rawValue)] = $0 }
         var first = true
@@ -145,7 +145,7 @@ extension PostgresStore: SyncRepository {
     static func answerStored(_ session: PostgresSession, _ batch: inout PushBatch) async throws {
         guard let ids = batch.awaitedIDsJSON else { return }
         try await session.forEach(
-            PulledNoteColumn.selection + " WHERE c.entity = 'notes' AND c.entity_key IN (SELECT jsonb_array_elements_text($1::jsonb))", [.text(ids)]
+            PulledNoteColumn.selection(.byKey) + " WHERE c.entity = 'notes' AND c.entity_key IN (SELECT jsonb_array_elements_text($1::jsonb))", [.text(ids)]
         ) { columns in
             guard let key = columns.string(PulledNoteColumn.uuid.rawValue), let id = batch.awaitedID(key: key) else { return }
             var json = JSONOutput(capacity: 1024)
@@ -163,8 +163,8 @@ extension PostgresStore: SyncRepository {
             batch.addReceipt(row)
         }
         let ids = StoredValue.text(PushBatch.ids(of: changes))
-        for row in try await session.rows("\(StoreSQL.noteSelect) WHERE ss.uuid IN (\(elements))", [ids]) { batch.addNote(Note(row: row)) }
-        for row in try await session.rows(PushBatch.tombstonesQuery(elements: elements), [ids]) { batch.addTombstone(row) }
+        for row in try await session.rows("\(Self.noteSelect) WHERE ss.uuid IN (\(elements))", [ids]) { batch.addNote(Note(row: row)) }
+        for row in try await session.rows(PushBatch.tombstonesQuery(elements: elements, .byKey), [ids]) { batch.addTombstone(row) }
         for row in try await session.rows(PushBatch.speciesQuery(elements: elements), [.text(batch.speciesNamesJSON)]) { batch.addSpecies(row) }
         return batch
     }

@@ -7,7 +7,7 @@ extension SQLiteStore: NoteRepository {
     public func notes(species: String?, sourceId: Int) async throws -> [Note] {
         // Every note of a source can be thousands of rows.
         try await longRead { db in
-            var sql = "\(StoreSQL.noteSelect) WHERE ss.source_id = ?"
+            var sql = "\(Self.noteSelect) WHERE ss.source_id = ?"
             var arguments: StatementArguments = [sourceId]
             if let species {
                 sql += " AND ss.scientific_name = ?"
@@ -70,8 +70,11 @@ extension SQLiteStore: NoteRepository {
 
     // MARK: Shared with sync
 
+    /// A note's select (`StoreSQL.noteSelect`): its upsert found by its row (v13).
+    static let noteSelect = StoreSQL.noteSelect(.byNoteRow)
+
     static func fetchNote(_ db: Database, _ id: UUID) throws -> Note? {
-        try db.fetchOne(cachedSQL: "\(StoreSQL.noteSelect) WHERE ss.uuid = ?", arguments: [id.wireString], Note.init(row:))
+        try db.fetchOne(cachedSQL: "\(Self.noteSelect) WHERE ss.uuid = ?", arguments: [id.wireString], Note.init(row:))
     }
 
     /// The note, which must exist and, when a version is expected, be at that version.

@@ -191,26 +191,26 @@ extension SQLiteStore: SyncRepository {
             batch.addReceipt(row)
         }
         let ids = PushBatch.ids(of: changes)
-        for note in try db.fetchAll(cachedSQL: "\(StoreSQL.noteSelect) WHERE ss.uuid IN (\(elements))", arguments: [ids], Note.init(row:)) {
+        for note in try db.fetchAll(cachedSQL: "\(Self.noteSelect) WHERE ss.uuid IN (\(elements))", arguments: [ids], Note.init(row:)) {
             batch.addNote(note)
         }
-        for row in try Row.fetchAll(db, cachedSQL: PushBatch.tombstonesQuery(elements: elements), arguments: [ids]) { batch.addTombstone(row) }
+        for row in try Row.fetchAll(db, cachedSQL: PushBatch.tombstonesQuery(elements: elements, .byNoteRow), arguments: [ids]) { batch.addTombstone(row) }
         for row in try Row.fetchAll(db, cachedSQL: PushBatch.speciesQuery(elements: elements), arguments: [batch.speciesNamesJSON]) {
             batch.addSpecies(row)
         }
         return batch
     }
 
-    /// Writes a batch's receipts in one statement, stamped by the database's clock as tombstones are (compaction
-    /// removes both by one horizon).
+    /// Writes a batch's receipts, one prepared insert per receipt, stamped by the database's clock as tombstones
+    /// are (compaction removes both by one horizon). In process a row costs a step, not a round trip: binding
+    /// each row is cheaper than one statement over a JSON list of them (every answer escaped into the list
+    /// and parsed back), which was a fourteenth of a push's writer time.
     static func saveReceipts(_ db: Database, _ batch: PushBatch) throws {
-        guard !batch.newReceipts.isEmpty else { return }
-        try db.execute(
-            cachedSQL: """
-                INSERT INTO sync_receipts(digest, result, created_at)
-                SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), \(Schema.now) FROM json_each(?)
-                """,
-            arguments: [ColumnCoding.json(batch.newReceipts)])
+        let insert = try db.cachedStatement(sql: "INSERT INTO sync_receipts(digest, result, created_at) VALUES (?, ?, \(Schema.now))")
+        for receipt in batch.newReceipts {
+            insert.setUncheckedArguments([receipt[0], receipt[1]])
+            try insert.execute()
+        }
     }
 
     /// Answers the upserts of the batch stored since the last call (`PushBatch.awaitAnswer`) with their notes
@@ -273,7 +273,7 @@ extension SQLiteStore: SyncRepository {
             let row = try Row.fetchOne(
                 db,
                 cachedSQL:
-                    "SELECT seq, COALESCE(deleted_at, changed_at) AS deleted_at FROM change_log WHERE entity = 'notes' AND entity_key = ? AND op = 'delete'",
+                    "SELECT seq, COALESCE(deleted_at, changed_at) AS deleted_at FROM change_log WHERE entity = 'notes' AND entity_key = ? AND op = 'delete' AND note_row IS NULL",
                 arguments: [id.wireString])
         else { return nil }
         return NoteTombstone(version: row["seq"], deletedAt: ColumnCoding.date(row["deleted_at"]))
@@ -282,8 +282,8 @@ extension SQLiteStore: SyncRepository {
 
 extension PulledNoteColumn {
     /// The notes upserted after a sequence number, up to another (the two arguments).
-    static let query = selection + " WHERE +c.entity = 'notes' AND +c.op = 'upsert' AND c.seq > ? AND c.seq <= ? ORDER BY c.seq"
+    static let query = selection(.byNoteRow) + " WHERE +c.entity = 'notes' AND +c.op = 'upsert' AND c.seq > ? AND c.seq <= ? ORDER BY c.seq"
 
     /// The notes whose ids are in a JSON array (the argument).
-    static let queryByKeys = selection + " WHERE c.entity = 'notes' AND c.entity_key IN (SELECT value FROM json_each(?))"
+    static let queryByKeys = selection(.byNoteRow) + " WHERE ss.uuid IN (SELECT value FROM json_each(?))"
 }

@@ -55,6 +55,9 @@ enum Schema {
         migrator.registerMigration("v12 tombstone index") { db in
             try db.execute(sql: tombstonesOnlyIndex)
         }
+        migrator.registerMigration("v13 note log entries by row") { db in
+            try logNotesByRow(db)
+        }
         return migrator
     }
 
@@ -188,29 +191,30 @@ enum Schema {
         for (table, entity, key) in loggedTables {
             try db.execute(sql: "INSERT INTO change_log(entity, entity_key, op, changed_at) SELECT '\(entity)', \(key(table)), 'upsert', \(now) FROM \(table)")
             let log = { (row: String, op: String) in logChange(entity: entity, key: key(row), op: op) }
-            try db.execute(
-                sql: """
-                    CREATE TRIGGER \(table)_logged_update AFTER UPDATE ON \(table) WHEN \(key("NEW")) IS NOT NULL BEGIN
-                        \(log("NEW", "upsert"))
-                    END;
-                    CREATE TRIGGER \(table)_logged_rekey AFTER UPDATE ON \(table) WHEN \(key("OLD")) IS NOT \(key("NEW")) AND \(key("OLD")) IS NOT NULL BEGIN
-                        \(log("OLD", "delete"))
-                    END;
-                    CREATE TRIGGER \(table)_logged_delete AFTER DELETE ON \(table) WHEN \(key("OLD")) IS NOT NULL BEGIN
-                        \(log("OLD", "delete"))
-                    END;
-                    """)
-            if table == "species_sources" {
-                try db.execute(sql: "CREATE TRIGGER species_sources_logged_insert AFTER INSERT ON species_sources BEGIN \(fillAndLogInsertedRow) END;")
-            } else {
-                try db.execute(
-                    sql: """
-                        CREATE TRIGGER \(table)_logged_insert AFTER INSERT ON \(table) BEGIN
-                            \(log("NEW", "upsert"))
-                        END;
-                        """)
-            }
+            let insert = table == "species_sources" ? fillAndLogInsertedRow : log("NEW", "upsert")
+            try db.execute(sql: loggingTriggers(table: table, key: key, upsert: { log($0, "upsert") }, delete: { log($0, "delete") }, insert: insert))
         }
+    }
+
+    /// SQL creating the triggers that log a table's changes: `upsert` of a row (`NEW`) updated, `delete` of a row
+    /// (`OLD`) deleted or whose key (SQL, given the row) changed, and `insert`, the SQL run for an inserted row.
+    static func loggingTriggers(
+        table: String, key: (String) -> String, upsert: (String) -> String, delete: (String) -> String, insert: String, insertWhen: String = "1"
+    ) -> String {
+        """
+        CREATE TRIGGER \(table)_logged_update AFTER UPDATE ON \(table) WHEN \(key("NEW")) IS NOT NULL BEGIN
+            \(upsert("NEW"))
+        END;
+        CREATE TRIGGER \(table)_logged_rekey AFTER UPDATE ON \(table) WHEN \(key("OLD")) IS NOT \(key("NEW")) AND \(key("OLD")) IS NOT NULL BEGIN
+            \(delete("OLD"))
+        END;
+        CREATE TRIGGER \(table)_logged_delete AFTER DELETE ON \(table) WHEN \(key("OLD")) IS NOT NULL BEGIN
+            \(delete("OLD"))
+        END;
+        CREATE TRIGGER \(table)_logged_insert AFTER INSERT ON \(table) WHEN \(insertWhen) BEGIN
+            \(insert)
+        END;
+        """
     }
 
     /// The trigger that lowers an inserted upper-case note id. SQLite runs the newest trigger first, and this
@@ -221,22 +225,29 @@ enum Schema {
         END;
         """
 
-    /// SQL of a change-log entry: the key's row replaced by one of `op` (`key` is SQL, of `NEW` or `OLD`).
-    static func logChange(entity: String, key: String, op: String) -> String {
+    /// SQL of a change-log entry: the key's entry replaced by one of `op` (`key` is SQL, of `NEW` or `OLD`).
+    /// From v13 (`byRow`) only entries without a note row are kept by key, and a note's upsert names its row
+    /// (`noteRow`, SQL).
+    static func logChange(entity: String, key: String, op: String, byRow: Bool = false, noteRow: String = "NULL") -> String {
         """
-        DELETE FROM change_log WHERE entity = '\(entity)' AND entity_key = \(key);
-        INSERT INTO change_log(entity, entity_key, op, changed_at, deleted_at)
-            VALUES ('\(entity)', \(key), '\(op)', \(now), \(op == "delete" ? now : "NULL"));
+        DELETE FROM change_log WHERE entity = '\(entity)' AND entity_key = \(key)\(byRow ? " AND note_row IS NULL" : "");
+        INSERT INTO change_log(entity, entity_key, op, changed_at, deleted_at\(byRow ? ", note_row" : ""))
+            VALUES ('\(entity)', \(key), '\(op)', \(now), \(op == "delete" ? now : "NULL")\(byRow ? ", \(noteRow)" : ""));
         """
     }
 
     /// A source row inserted (`NEW`) without an id or timestamps gets them, and the row is logged under its id
     /// as it stands after every insert trigger (the lower-casing of v5 too).
     static let fillAndLogInsertedRow = """
+        \(fillInsertedRow)
+        \(logChange(entity: "notes", key: "(SELECT uuid FROM species_sources WHERE id = NEW.id)", op: "upsert"))
+        """
+
+    /// SQL giving an inserted row (`NEW`) the id and timestamps it lacks.
+    static let fillInsertedRow = """
         UPDATE species_sources SET uuid = COALESCE(uuid, \(randomUUID)),
             created_at = COALESCE(created_at, \(now)), updated_at = COALESCE(updated_at, \(now))
             WHERE id = NEW.id AND (uuid IS NULL OR created_at IS NULL OR updated_at IS NULL);
-        \(logChange(entity: "notes", key: "(SELECT uuid FROM species_sources WHERE id = NEW.id)", op: "upsert"))
         """
 
     /// v10: a row inserted complete (a lower-case id and both timestamps: every row this server writes) is
@@ -281,11 +292,16 @@ enum Schema {
         UPDATE species_sources SET uuid = lower(uuid) WHERE uuid <> lower(uuid);
         """
 
+    /// SQL: whether an update of a species (`OLD`, `NEW`) changed its taxonomy.
+    private static let taxonomyChanged = """
+        OLD.subgenus IS NOT NEW.subgenus OR OLD.section IS NOT NEW.section
+            OR OLD.subsection IS NOT NEW.subsection OR OLD.complex IS NOT NEW.complex
+        """
+
     /// A note shows its species' taxonomy, so a taxonomy change is a change of each of its notes.
     static let taxonomyChangesNotes = """
         CREATE TRIGGER oak_entries_taxonomy_changes_notes AFTER UPDATE OF subgenus, section, subsection, complex ON oak_entries
-        WHEN OLD.subgenus IS NOT NEW.subgenus OR OLD.section IS NOT NEW.section
-            OR OLD.subsection IS NOT NEW.subsection OR OLD.complex IS NOT NEW.complex
+        WHEN \(taxonomyChanged)
         BEGIN
             DELETE FROM change_log WHERE entity = 'notes'
                 AND entity_key IN (SELECT uuid FROM species_sources WHERE scientific_name = NEW.scientific_name);
@@ -344,4 +360,92 @@ enum Schema {
         DROP INDEX IF EXISTS change_log_tombstones;
         CREATE INDEX change_log_tombstones ON change_log(changed_at) WHERE op = 'delete';
         """
+
+    // MARK: v13
+
+    /// A note's upsert in the change log is found by its row (`note_row`: its `species_sources.id`), not by its
+    /// id. Note ids are random, so every note a push added wrote an entry into a random page of the log's key
+    /// index (a third of the pages a push wrote, every one synced); rows are numbered in order, so the new notes
+    /// of a batch share a page or two of the row index. The key index keeps every other entry: tombstones (by
+    /// note id), species, taxa and sources. `entity_key` is still each entry's key, so readers of the log are
+    /// unchanged; what looks a note's upsert up goes by row (`StoreSQL.noteSelect`, the pull and push queries).
+    /// SQLite cannot drop a table's constraint, so the log is copied into a new table, its sequence kept.
+    static func logNotesByRow(_ db: Database) throws {
+        let head = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'")
+        let triggers = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%change_log%'")
+        for trigger in triggers { try db.execute(sql: "DROP TRIGGER \"\(trigger)\"") }
+        try db.execute(
+            sql: """
+                CREATE TABLE change_log_by_row (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    entity TEXT NOT NULL,
+                    entity_key TEXT NOT NULL,
+                    op TEXT NOT NULL CHECK (op IN ('upsert', 'delete')),
+                    changed_at TEXT NOT NULL,
+                    -- For a tombstone: when the delete happened (the client's time for a pushed delete).
+                    deleted_at TEXT,
+                    -- For a note's upsert: the note's row (species_sources.id); NULL for every other entry.
+                    note_row INTEGER
+                );
+                INSERT INTO change_log_by_row(seq, entity, entity_key, op, changed_at, deleted_at, note_row)
+                    SELECT c.seq, c.entity, c.entity_key, c.op, c.changed_at, c.deleted_at, \(noteRowOfEntry) FROM change_log c ORDER BY c.seq;
+                DROP TABLE change_log;
+                ALTER TABLE change_log_by_row RENAME TO change_log;
+                CREATE UNIQUE INDEX change_log_key ON change_log(entity, entity_key) WHERE note_row IS NULL;
+                CREATE UNIQUE INDEX change_log_note_row ON change_log(note_row) WHERE note_row IS NOT NULL;
+                \(tombstonesOnlyIndex)
+                """)
+        if let head {
+            // The copy's sequence starts at its last entry; a compacted newest tombstone may have been later.
+            try db.execute(sql: "UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'change_log'", arguments: [head])
+            if db.changesCount == 0 { try db.execute(sql: "INSERT INTO sqlite_sequence(name, seq) VALUES ('change_log', ?)", arguments: [head]) }
+        }
+        for (table, entity, key) in loggedTables where table != "species_sources" {
+            let log = { (row: String, op: String) in logChange(entity: entity, key: key(row), op: op, byRow: true) }
+            try db.execute(
+                sql: loggingTriggers(table: table, key: key, upsert: { log($0, "upsert") }, delete: { log($0, "delete") }, insert: log("NEW", "upsert")))
+        }
+        // Created after the lower-casing triggers, these run before them (SQLite runs the newest first): a row
+        // written with an upper-case id is logged as written, then re-keyed, and its upsert ends under the
+        // lower-case id either way.
+        try db.execute(
+            sql: """
+                \(loggingTriggers(
+                    table: "species_sources", key: { "\($0).uuid" }, upsert: { logNoteUpsert($0, rows: ["OLD.id", "NEW.id"]) },
+                    delete: logNoteTombstone, insert: logNoteUpsert("NEW", rows: ["NEW.id"]), insertWhen: insertedComplete))
+                CREATE TRIGGER species_sources_filled_insert AFTER INSERT ON species_sources WHEN NOT \(insertedComplete) BEGIN
+                    \(fillInsertedRow)
+                    \(logNoteUpsert("NEW", id: "(SELECT uuid FROM species_sources WHERE id = NEW.id)", rows: ["NEW.id"]))
+                END;
+                CREATE TRIGGER oak_entries_taxonomy_changes_notes AFTER UPDATE OF subgenus, section, subsection, complex ON oak_entries
+                WHEN \(taxonomyChanged)
+                BEGIN
+                    DELETE FROM change_log WHERE note_row IN (SELECT id FROM species_sources WHERE scientific_name = NEW.scientific_name);
+                    INSERT INTO change_log(entity, entity_key, op, changed_at, note_row)
+                        SELECT 'notes', uuid, 'upsert', \(now), id FROM species_sources WHERE scientific_name = NEW.scientific_name AND uuid IS NOT NULL;
+                END;
+                """)
+    }
+
+    /// SQL: the `note_row` of a change-log entry `c` (v13): its note's row for a note's upsert, else NULL.
+    static let noteRowOfEntry =
+        "CASE WHEN c.entity = 'notes' AND c.op = 'upsert' THEN (SELECT id FROM species_sources WHERE uuid = c.entity_key) END"
+
+    /// SQL logging a note's upsert (v13): the entries of its row (`rows`, SQL: the row's id before and after an
+    /// update) and any tombstone of its id (`id`, SQL) replaced by one upsert under its id and row.
+    static func logNoteUpsert(_ row: String, id: String? = nil, rows: [String]) -> String {
+        """
+        DELETE FROM change_log WHERE note_row IN (\(rows.joined(separator: ", ")));
+        \(logChange(entity: "notes", key: id ?? "\(row).uuid", op: "upsert", byRow: true, noteRow: "\(row).id"))
+        """
+    }
+
+    /// SQL logging the delete of a note's id (v13; `row` is `OLD`): its upsert, if still under that id, and any
+    /// earlier tombstone replaced by a tombstone.
+    static func logNoteTombstone(_ row: String) -> String {
+        """
+        DELETE FROM change_log WHERE note_row = \(row).id AND entity_key = \(row).uuid;
+        \(logChange(entity: "notes", key: "\(row).uuid", op: "delete", byRow: true))
+        """
+    }
 }

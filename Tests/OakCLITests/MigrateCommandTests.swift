@@ -62,7 +62,12 @@ struct MigrateCommandTests {
         let back = home.appendingPathComponent("back.db").path
         let returned = try await OakBinary.run(["migrate", "--from", url, "--to", back], home: home, timeout: .seconds(60))
         #expect(returned.status == 0, "\(returned.error)")
-        for query in ["SELECT COUNT(*) FROM species_sources", "SELECT COUNT(*) FROM api_tokens", "SELECT MAX(seq) FROM change_log"] {
+        // The notes' log entries are found by row again (v13), as in the original.
+        let queries = [
+            "SELECT COUNT(*) FROM species_sources", "SELECT COUNT(*) FROM api_tokens", "SELECT MAX(seq) FROM change_log",
+            "SELECT COUNT(note_row) FROM change_log",
+        ]
+        for query in queries {
             let original = try await DatabaseQueue(path: path).read { try Int.fetchOne($0, sql: query) }
             let restored = try await DatabaseQueue(path: back).read { try Int.fetchOne($0, sql: query) }
             #expect(original == restored, "\(query)")

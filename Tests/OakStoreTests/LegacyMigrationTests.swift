@@ -176,6 +176,59 @@ struct LegacyMigrationTests {
 @Suite("Migrations that rewrite values")
 struct RewritingMigrationTests {
     @Test(
+        "v13, on a file at v12 with edits, a delete and a compacted newest entry: the change log keeps every entry and its sequence, notes keep their versions, and later writes log by row"
+    )
+    func noteLogEntriesByRow() async throws {
+        let path = try makeLegacyDatabase()
+        let queue = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(queue, upTo: "v12 tombstone index")
+        let logQuery = "SELECT seq, entity, entity_key, op, changed_at, deleted_at FROM change_log ORDER BY seq"
+        let headQuery = "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'"
+        let (before, head, upserts) = try await queue.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE species_sources SET leaves = 'lobes ronds' WHERE scientific_name = 'alba' AND source_id = 2;
+                    DELETE FROM species_sources WHERE scientific_name = 'macrocarpa';
+                    UPDATE oak_entries SET author = 'L. (1753)' WHERE scientific_name = 'alba';
+                    DELETE FROM change_log WHERE seq = (SELECT MAX(seq) FROM change_log);
+                    """)
+            let upserts = try Row.fetchAll(db, sql: "SELECT entity_key, seq FROM change_log WHERE entity = 'notes' AND op = 'upsert'")
+                .reduce(into: [String: Int64]()) { $0[$1["entity_key"]] = $1["seq"] }
+            return (try Row.fetchAll(db, sql: logQuery), try Int64.fetchOne(db, sql: headQuery), upserts)
+        }
+        try queue.close()
+
+        let store = try SQLiteStore(path: path)
+        let (after, headAfter, unlinked) = try store.read { db in
+            (
+                try Row.fetchAll(db, sql: logQuery), try Int64.fetchOne(db, sql: headQuery),
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM change_log WHERE entity = 'notes' AND op = 'upsert' AND note_row IS NULL")
+            )
+        }
+        #expect(after == before)
+        #expect(headAfter == head)
+        #expect(unlinked == 0)
+        #expect(upserts.count == 2)
+        for (key, version) in upserts {
+            #expect(try await store.note(id: try #require(UUID(uuidString: key))).version == version)
+        }
+
+        let (key, _) = try #require(upserts.first)
+        let id = try #require(UUID(uuidString: key))
+        var fields = try await store.note(id: id).fields
+        fields.leaf = "edited after v13"
+        let edited = try await store.updateNote(id: id, with: NoteInput(fields: NoteFieldsPatch(replacingWith: fields)), expectedVersion: nil)
+        #expect(edited.version == (head ?? 0) + 1)
+        try await store.deleteNote(id: id, expectedVersion: nil)
+        let entries = try store.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT op || ' ' || (note_row IS NOT NULL) FROM change_log WHERE entity = 'notes' AND entity_key = ? ORDER BY seq",
+                arguments: [key])
+        }
+        #expect(entries == ["delete 0"])
+    }
+
+    @Test(
         "v7, on a copy: the standard source types this server once wrote (website, personal) become the original clients' (Website, Personal Observation); sources others wrote keep theirs"
     )
     func standardSourceTypes() async throws {

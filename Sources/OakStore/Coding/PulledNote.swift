@@ -14,13 +14,16 @@ public enum PulledNoteColumn: Int32, CaseIterable, Sendable {
         }
     }
 
-    /// The columns, from `change_log c`, `species_sources ss` and `oak_entries e` (joined by the backend's query).
-    package static let selection = """
+    /// The columns, from `change_log c`, `species_sources ss` (the note of an upsert, as the backend's `log`
+    /// keeps it) and `oak_entries e`.
+    package static func selection(_ log: NoteLog) -> String {
+        """
         SELECT \(allCases.map(\.expression).joined(separator: ", "))
         FROM change_log c
-        JOIN species_sources ss ON ss.uuid = c.entity_key
+        JOIN species_sources ss ON \(log.upsertJoin)
         JOIN oak_entries e ON e.scientific_name = ss.scientific_name
         """
+    }
 }
 
 extension JSONOutput {

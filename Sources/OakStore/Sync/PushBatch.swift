@@ -49,11 +49,12 @@ package struct PushBatch: Sendable {
         "SELECT digest, result FROM sync_receipts WHERE digest IN (\(elements))"
     }
 
-    /// The tombstones of the notes among `elements`: `entity_key, seq, deleted_at`.
-    package static func tombstonesQuery(elements: String) -> String {
+    /// The tombstones of the notes among `elements`, in the backend's change log (`log`): `entity_key, seq,
+    /// deleted_at`.
+    package static func tombstonesQuery(elements: String, _ log: NoteLog) -> String {
         """
-        SELECT entity_key, seq, COALESCE(deleted_at, changed_at) AS deleted_at FROM change_log
-        WHERE entity = 'notes' AND op = 'delete' AND entity_key IN (\(elements))
+        SELECT c.entity_key, c.seq, COALESCE(c.deleted_at, c.changed_at) AS deleted_at FROM change_log c
+        WHERE c.entity = 'notes' AND c.op = 'delete' AND c.entity_key IN (\(elements)) AND \(log.keyedEntry)
         """
     }
 
