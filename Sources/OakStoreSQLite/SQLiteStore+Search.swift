@@ -121,8 +121,11 @@ final class SearchIndexBox: @unchecked Sendable {
     private var version: DataVersion?
 
     /// `body` over the contents when they were brought forward at `version` already (no write since), else nil.
+    /// The lock is held only to take the contents (a copy that shares their storage), not while `body` runs:
+    /// held for a whole search, it made concurrent searches wait on one another.
     func ifCurrent<T>(at version: DataVersion, _ body: (Contents) throws -> T) rethrows -> T? {
-        try lock.withLock { self.version == version ? try body(contents) : nil }
+        let current = lock.withLock { self.version == version ? contents : nil }
+        return try current.map(body)
     }
 
     /// Runs `body` on the contents once they reflect the database as `db` sees it: filled on first use, then
@@ -130,12 +133,13 @@ final class SearchIndexBox: @unchecked Sendable {
     /// compacted past the index, names more than `DataChanges.feedLimit` changes, or went backwards (another
     /// file put in place). `version` is the store's data version read before `db`'s read began.
     func withCurrent<T>(_ db: Database, at version: DataVersion, _ body: (Contents) throws -> T) throws -> T {
-        try lock.withLock {
+        let current = try lock.withLock {
             let head = try SQLiteStore.changeLogVersion(db)
             if contents.species.head != head { try catchUp(db, to: head) }
             self.version = version
-            return try body(contents)
+            return contents
         }
+        return try body(current)
     }
 
     /// Applies the changes after the index's position: the species named, and the species that rows named
