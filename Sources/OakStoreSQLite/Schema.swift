@@ -166,6 +166,17 @@ enum Schema {
         ("species_sources", "notes", { "\($0).uuid" }),
     ]
 
+    /// The change log's columns (v2; v13 adds `note_row`).
+    static let changeLogColumns = """
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        entity TEXT NOT NULL,
+        entity_key TEXT NOT NULL,
+        op TEXT NOT NULL CHECK (op IN ('upsert', 'delete')),
+        changed_at TEXT NOT NULL,
+        -- For a tombstone: when the delete happened (the client's time for a pushed delete).
+        deleted_at TEXT
+        """
+
     /// The change log: one row per entity key, its sequence number raised on every change.
     /// Triggers write it, so every mutation (any route, cascades, imports, even older tools writing
     /// the file directly) is logged in the same transaction as the data.
@@ -173,13 +184,7 @@ enum Schema {
         try db.execute(
             sql: """
                 CREATE TABLE change_log (
-                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                    entity TEXT NOT NULL,
-                    entity_key TEXT NOT NULL,
-                    op TEXT NOT NULL CHECK (op IN ('upsert', 'delete')),
-                    changed_at TEXT NOT NULL,
-                    -- For a tombstone: when the delete happened (the client's time for a pushed delete).
-                    deleted_at TEXT,
+                    \(changeLogColumns),
                     UNIQUE (entity, entity_key)
                 );
                 CREATE INDEX change_log_tombstones ON change_log(op, changed_at);
@@ -377,13 +382,7 @@ enum Schema {
         try db.execute(
             sql: """
                 CREATE TABLE change_log_by_row (
-                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                    entity TEXT NOT NULL,
-                    entity_key TEXT NOT NULL,
-                    op TEXT NOT NULL CHECK (op IN ('upsert', 'delete')),
-                    changed_at TEXT NOT NULL,
-                    -- For a tombstone: when the delete happened (the client's time for a pushed delete).
-                    deleted_at TEXT,
+                    \(changeLogColumns),
                     -- For a note's upsert: the note's row (species_sources.id); NULL for every other entry.
                     note_row INTEGER
                 );
