@@ -222,11 +222,6 @@ extension PostgresStore: SyncRepository {
 
     /// A deleted note's tombstone.
     static func fetchTombstone(_ session: PostgresSession, _ id: UUID) async throws -> NoteTombstone? {
-        guard
-            let row = try await session.row(
-                "SELECT seq, COALESCE(deleted_at, changed_at) AS deleted_at FROM change_log WHERE entity = 'notes' AND entity_key = $1 AND op = 'delete'",
-                [.text(id.wireString)])
-        else { return nil }
-        return NoteTombstone(version: row.integer("seq") ?? 0, deletedAt: ColumnCoding.date(row.text("deleted_at")))
+        try await session.row(PushBatch.tombstonesQuery(elements: "$1", .byKey), [.text(id.wireString)]).map(NoteTombstone.init(row:))
     }
 }

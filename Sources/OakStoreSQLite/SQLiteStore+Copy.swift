@@ -47,10 +47,7 @@ extension SQLiteStore: CopyEndpoint {
             }
             // The source's log names no rows: its notes' upserts are found by row here (v13).
             try db.execute(sql: "UPDATE change_log AS c SET note_row = \(Schema.noteRowOfEntry)")
-            try db.execute(sql: "UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'change_log'", arguments: [head])
-            if db.changesCount == 0 {
-                try db.execute(sql: "INSERT INTO sqlite_sequence(name, seq) VALUES ('change_log', ?)", arguments: [head])
-            }
+            try Schema.keepChangeLogSequence(db, atLeast: head)
             progress(done)
         }
     }

@@ -66,7 +66,7 @@ extension SQLiteStore: SpeciesSourceRepository {
     /// Records `time` as when a deleted note's delete happened.
     static func stampTombstone(_ db: Database, _ id: UUID, at time: Date) throws {
         try db.execute(
-            cachedSQL: "UPDATE change_log SET deleted_at = ? WHERE entity = 'notes' AND entity_key = ? AND note_row IS NULL",
+            cachedSQL: "UPDATE change_log AS c SET deleted_at = ? WHERE c.entity = 'notes' AND c.entity_key = ? AND \(NoteLog.byNoteRow.keyedEntry)",
             arguments: [WireTime.formatPrecise(time), id.wireString])
     }
 

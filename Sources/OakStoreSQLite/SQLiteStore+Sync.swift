@@ -269,14 +269,7 @@ extension SQLiteStore: SyncRepository {
 
     /// A deleted note's tombstone: its version and when the delete happened.
     static func fetchTombstone(_ db: Database, _ id: UUID) throws -> NoteTombstone? {
-        guard
-            let row = try Row.fetchOne(
-                db,
-                cachedSQL:
-                    "SELECT seq, COALESCE(deleted_at, changed_at) AS deleted_at FROM change_log WHERE entity = 'notes' AND entity_key = ? AND op = 'delete' AND note_row IS NULL",
-                arguments: [id.wireString])
-        else { return nil }
-        return NoteTombstone(version: row["seq"], deletedAt: ColumnCoding.date(row["deleted_at"]))
+        try Row.fetchOne(db, cachedSQL: PushBatch.tombstonesQuery(elements: "?", .byNoteRow), arguments: [id.wireString]).map(NoteTombstone.init(row:))
     }
 }
 

@@ -376,7 +376,7 @@ enum Schema {
     /// unchanged; what looks a note's upsert up goes by row (`StoreSQL.noteSelect`, the pull and push queries).
     /// SQLite cannot drop a table's constraint, so the log is copied into a new table, its sequence kept.
     static func logNotesByRow(_ db: Database) throws {
-        let head = try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'")
+        let head = try SQLiteStore.changeLogVersion(db)
         let triggers = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%change_log%'")
         for trigger in triggers { try db.execute(sql: "DROP TRIGGER \"\(trigger)\"") }
         try db.execute(
@@ -394,11 +394,8 @@ enum Schema {
                 CREATE UNIQUE INDEX change_log_note_row ON change_log(note_row) WHERE note_row IS NOT NULL;
                 \(tombstonesOnlyIndex)
                 """)
-        if let head {
-            // The copy's sequence starts at its last entry; a compacted newest tombstone may have been later.
-            try db.execute(sql: "UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'change_log'", arguments: [head])
-            if db.changesCount == 0 { try db.execute(sql: "INSERT INTO sqlite_sequence(name, seq) VALUES ('change_log', ?)", arguments: [head]) }
-        }
+        // The copy's sequence starts at its last entry; a compacted newest tombstone may have been later.
+        try keepChangeLogSequence(db, atLeast: head)
         for (table, entity, key) in loggedTables where table != "species_sources" {
             let log = { (row: String, op: String) in logChange(entity: entity, key: key(row), op: op, byRow: true) }
             try db.execute(
@@ -424,6 +421,13 @@ enum Schema {
                         SELECT 'notes', uuid, 'upsert', \(now), id FROM species_sources WHERE scientific_name = NEW.scientific_name AND uuid IS NOT NULL;
                 END;
                 """)
+    }
+
+    /// Raises the change log's sequence to `head` if it is lower (or has none), so no number up to `head` is
+    /// given again: a cursor may have seen it.
+    static func keepChangeLogSequence(_ db: Database, atLeast head: Int64) throws {
+        try db.execute(sql: "UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'change_log'", arguments: [head])
+        if db.changesCount == 0 { try db.execute(sql: "INSERT INTO sqlite_sequence(name, seq) VALUES ('change_log', ?)", arguments: [head]) }
     }
 
     /// SQL: the `note_row` of a change-log entry `c` (v13): its note's row for a note's upsert, else NULL.

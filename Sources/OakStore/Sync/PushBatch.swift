@@ -109,7 +109,7 @@ package struct PushBatch: Sendable {
     /// Takes a row of `tombstonesQuery`.
     package mutating func addTombstone(_ row: some StoredRow) {
         guard let key = row.text("entity_key"), let id = UUID(wireString: key) else { return }
-        tombstones[id] = NoteTombstone(version: row.integer("seq") ?? 0, deletedAt: ColumnCoding.date(row.text("deleted_at")))
+        tombstones[id] = NoteTombstone(row: row)
     }
 
     /// The note as stored, or when there is none its tombstone; nil when a change of the batch may have

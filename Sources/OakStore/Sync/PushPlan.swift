@@ -10,6 +10,11 @@ package struct NoteTombstone: Equatable, Sendable {
         self.version = version
         self.deletedAt = deletedAt
     }
+
+    /// A tombstone from a row of `PushBatch.tombstonesQuery`.
+    package init(row: some StoredRow) {
+        self.init(version: row.integer("seq") ?? 0, deletedAt: ColumnCoding.date(row.text("deleted_at")))
+    }
 }
 
 /// What a pushed note change comes to, decided from what the server holds: the rule of push (fast-forward,
