@@ -29,21 +29,20 @@ extension SQLiteStore {
     /// sources found, so most searches read nothing.
     public func searchDocument(query: String, limit: Int) async throws -> ByteBuffer {
         let search = try SearchText(query)
-        let found = try await withSearchIndex { contents in
-            (
-                species: contents.species.search(search.rule, limit: limit).compactMap { contents.speciesRecords[$0] },
-                taxa: search.ranked(contents.taxa, limit: limit) { $0.level.utf8.lexicographicallyPrecedes($1.level.utf8) }.map(\.key),
-                sources: search.ranked(contents.sources, limit: limit) { $0.id < $1.id }.map(\.id)
-            )
-        }
-        var document = CatalogSearchDocument()
-        for record in found.species { document.addSpecies(record: record) }
-        guard !found.taxa.isEmpty || !found.sources.isEmpty else {
-            return try document.finish(query: query, taxa: [], sources: [])
-        }
+        let found = try await withSearchIndex { SearchMatches(search, in: $0, limit: limit) }
+        guard found.needsRead else { return try found.document(query: query, taxa: [], sources: []) }
         return try read { db in
-            try document.finish(query: query, taxa: try Self.taxa(db, keyed: found.taxa), sources: try Self.sources(db, ids: found.sources))
+            try found.document(query: query, taxa: try Self.taxa(db, keyed: found.taxa), sources: try Self.sources(db, ids: found.sources))
         }
+    }
+
+    /// The search's document when the index is current at the data version known without a read
+    /// (`knownDataVersion`) and no taxon or source matches (their rows would be read).
+    public func searchDocumentInMemory(query: String, limit: Int) -> ByteBuffer? {
+        guard let version = knownDataVersion, let search = try? SearchText(query),
+            let found = searchIndex.ifCurrent(at: version, { SearchMatches(search, in: $0, limit: limit) }), !found.needsRead
+        else { return nil }
+        return try? found.document(query: query, taxa: [], sources: [])
     }
 
     /// The taxa with the given change-log keys, in that order (none read for none).
@@ -89,6 +88,30 @@ extension SQLiteStore {
     }
 }
 
+/// What a catalog search found in the index: the species' records, and the keys of the taxa and sources whose
+/// rows are still to be read.
+struct SearchMatches {
+    let species: [[UInt8]]
+    let taxa: [String]
+    let sources: [Int]
+
+    init(_ search: SearchText, in contents: SearchIndexBox.Contents, limit: Int) {
+        species = contents.species.search(search.rule, limit: limit).compactMap { contents.speciesRecords[$0] }
+        taxa = search.ranked(contents.taxa, limit: limit) { $0.level.utf8.lexicographicallyPrecedes($1.level.utf8) }.map(\.key)
+        sources = search.ranked(contents.sources, limit: limit) { $0.id < $1.id }.map(\.id)
+    }
+
+    /// Whether taxa or sources matched, whose rows the document needs.
+    var needsRead: Bool { !taxa.isEmpty || !sources.isEmpty }
+
+    /// The search's document with the species found and the rows of the taxa and sources.
+    func document(query: String, taxa: [Taxon], sources: [Source]) throws -> ByteBuffer {
+        var document = CatalogSearchDocument()
+        for record in species { document.addSpecies(record: record) }
+        return try document.finish(query: query, taxa: taxa, sources: sources)
+    }
+}
+
 /// The store's search index and the lock around it.
 final class SearchIndexBox: @unchecked Sendable {
     /// What a search looks through.
@@ -122,9 +145,13 @@ final class SearchIndexBox: @unchecked Sendable {
 
     /// `body` over the contents when they were brought forward at `version` already (no write since), else nil.
     /// The lock is held only to take the contents (a copy that shares their storage), not while `body` runs:
-    /// held for a whole search, it made concurrent searches wait on one another.
+    /// held for a whole search, it made concurrent searches wait on one another. It is never waited for: while
+    /// a read brings the contents forward (which holds it), the answer is nil, so a caller on an event loop
+    /// (`searchDocumentInMemory`) does not stall the loop's other connections behind that read.
     func ifCurrent<T>(at version: DataVersion, _ body: (Contents) throws -> T) rethrows -> T? {
-        let current = lock.withLock { self.version == version ? contents : nil }
+        guard lock.try() else { return nil }
+        let current = self.version == version ? contents : nil
+        lock.unlock()
         return try current.map(body)
     }
 

@@ -32,6 +32,18 @@ struct CachedReadsTests {
         let uri: String
     }
 
+    /// A read answered by the router: asked a second after the last read, when SQLite's version is read again
+    /// by a read that goes through the router.
+    private func routedAnswer(_ client: any TestClientProtocol, _ uri: String, headers: HTTPFields = [:]) async throws -> TestResponse {
+        for _ in 0..<5 {
+            try await Task.sleep(for: .milliseconds(1100))
+            let before = try await answeredBeforeRouting(client)
+            let response = try await client.send(.get, uri, key: nil, headers: headers)
+            if try await answeredBeforeRouting(client) == before { return response }
+        }
+        throw NeverAnsweredEarly(uri: "\(uri) (always answered early)")
+    }
+
     /// Asks for a URI until it is answered before routing: seen, then kept by the router's path, then from the cache.
     private func askThrice(_ client: any TestClientProtocol, _ uri: String, headers: HTTPFields = [:]) async throws -> (
         routed: TestResponse, early: TestResponse
@@ -69,6 +81,72 @@ struct CachedReadsTests {
             // Counted as any other request, under its route: the species route's 304s (answered before routing).
             let metrics = String(buffer: try await client.send(.get, "/metrics").body)
             #expect(metrics.contains(#"oak_http_requests_total{method="GET",route="/api/v1/species/{name}",status="304"} "#))
+        }
+    }
+
+    @Test(
+        "a catalog search the cache does not hold is answered from memory before routing, with the router's status, headers and body (plain and gzipped), and its 304"
+    )
+    func searchAnsweredFromMemory() async throws {
+        let env = try await TestEnvironment(backend: .sqlite)
+        try await env.test(.live) { client in
+            let varying: Set<HTTPField.Name> = [.requestID, .date]
+            let searches: [(String, HTTPFields)] = [("q=alba", [:]), ("q=a&limit=40", [.acceptEncoding: "gzip"])]
+            for (query, headers) in searches {
+                let early = try await earlyAnswer(client, "/api/v1/search?\(query)", headers: headers)
+                // Another URI for the same search, so that the response cache cannot answer it.
+                let routed = try await routedAnswer(client, "/api/v1/search?\(query)&n=1", headers: headers)
+                #expect(routed.status == .ok && early.status == .ok)
+                #expect(early.body == routed.body, "\(query)")
+                #expect(early.headers.map(\.name) == routed.headers.map(\.name), "\(query)")
+                #expect(early.headers.filter { !varying.contains($0.name) } == routed.headers.filter { !varying.contains($0.name) }, "\(query)")
+                #expect(early.headers[.contentEncoding] == headers[.acceptEncoding], "\(query)")
+
+                var conditional = headers
+                conditional[.ifNoneMatch] = try #require(early.headers[.eTag])
+                let notModified = try await earlyAnswer(client, "/api/v1/search?\(query)&n=2", headers: conditional)
+                #expect(notModified.status == .notModified && notModified.body.readableBytes == 0)
+                #expect(notModified.headers[.eTag] == early.headers[.eTag] && notModified.headers[.xContentTypeOptions] == "nosniff")
+            }
+            let metrics = String(buffer: try await client.send(.get, "/metrics").body)
+            #expect(metrics.contains(#"oak_http_requests_total{method="GET",route="/api/v1/search",status="304"} "#))
+        }
+    }
+
+    @Test(
+        "a search answered from memory sees a write at once, and a search that matches a taxon or source, asks for more than 50 of each, or has a parameter the route refuses, is answered by the router"
+    )
+    func searchFromMemoryFollowsWritesAndRefusals() async throws {
+        let env = try await TestEnvironment(backend: .sqlite)
+        try await env.test(.live) { client in
+            let found = { (response: TestResponse) in names(try response.object()["species"] as? [[String: Any]] ?? []) }
+            #expect(try found(try await earlyAnswer(client, "/api/v1/search?q=zyxmemori")) == [])
+            let created = try await client.send(.post, "/api/v1/species", json: #"{"scientific_name": "zyxmemoriana"}"#)
+            #expect(created.status == .created)
+            #expect(try found(try await client.send(.get, "/api/v1/search?q=zyxmemori", key: nil)) == ["zyxmemoriana"])
+            #expect(try found(try await earlyAnswer(client, "/api/v1/search?q=zyxmemori&limit=5")) == ["zyxmemoriana"])
+
+            let before = try await answeredBeforeRouting(client)
+            let taxon = try await client.send(.get, "/api/v1/search?q=lobat", key: nil)
+            #expect(taxon.status == .ok)
+            #expect(names(try taxon.object()["taxa"] as? [[String: Any]] ?? [], "name") == ["Lobatae"])
+            let source = try await client.send(.get, "/api/v1/search?q=inatur", key: nil)
+            #expect(source.status == .ok)
+            #expect(names(try source.object()["sources"] as? [[String: Any]] ?? [], "name") == ["iNaturalist"])
+            let large = try await client.send(.get, "/api/v1/search?q=a&limit=200", key: nil)
+            #expect(large.status == .ok)
+            #expect((try large.object()["species"] as? [Any])?.count ?? 0 > 50)
+            let refusals = [
+                ("/api/v1/search", "q"), ("/api/v1/search?q=%20%20", "q"), ("/api/v1/search?q=alba&limit=many", "limit"),
+                ("/api/v1/search?q=alba&limit=0", "limit"), ("/api/v1/search?q=al%00ba", "q"),
+            ]
+            for (uri, field) in refusals {
+                let refused = try await client.send(.get, uri, key: nil)
+                #expect(refused.status == .badRequest, "\(uri)")
+                #expect(try refused.error().code == "VALIDATION_ERROR", "\(uri)")
+                #expect(try refused.invalidFields() == [field], "\(uri)")
+            }
+            #expect(try await answeredBeforeRouting(client) == before)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NIOCore
 import OakModels
 import OakStore
 import OakTestSupport
@@ -232,6 +233,35 @@ struct SearchIndexTests {
             try db.execute(sql: "UPDATE species_sources SET scientific_name = 'rubra' WHERE uuid = ?", arguments: [note.id.uuidString.lowercased()])
         }
         #expect(try await names(store, "wibble") == ["rubra"])
+    }
+
+    @Test(
+        "a catalog search made from memory is byte for byte the store's own answer, and none is made before the index is filled, while it is behind a write, when a taxon or source matches, or for a query the route refuses"
+    )
+    func catalogSearchInMemory() async throws {
+        let store = try newStore()
+        #expect(store.searchDocumentInMemory(query: "alba", limit: 20) == nil)
+        let answer = try await store.searchDocument(query: "alba", limit: 20)
+        #expect(store.searchDocumentInMemory(query: "alba", limit: 20) == answer)
+        #expect(try await store.search(query: "alba", limit: 20).species.first?.scientificName == "alba")
+        for query in ["ab", "white oak", "xyzzy"] {
+            #expect(store.searchDocumentInMemory(query: query, limit: 3) == (try await store.searchDocument(query: query, limit: 3)), "query \(query)")
+        }
+
+        // Lobatae is a section: its row is read from the database.
+        #expect(try await store.search(query: "lobat", limit: 20).taxa.map(\.name) == ["Lobatae"])
+        #expect(store.searchDocumentInMemory(query: "lobat", limit: 20) == nil)
+        #expect(store.searchDocumentInMemory(query: "inatur", limit: 20) == nil)
+        #expect(store.searchDocumentInMemory(query: "   ", limit: 20) == nil)
+        #expect(store.searchDocumentInMemory(query: "al\0ba", limit: 20) == nil)
+
+        var species = SpeciesPatch()
+        species.scientificName = .value("zyxmemoriana")
+        _ = try await store.createSpecies(species)
+        #expect(store.searchDocumentInMemory(query: "zyxmemori", limit: 20) == nil)
+        let found = try await store.searchDocument(query: "zyxmemori", limit: 20)
+        #expect(store.searchDocumentInMemory(query: "zyxmemori", limit: 20) == found)
+        #expect(try await store.search(query: "zyxmemori", limit: 20).species.map(\.scientificName) == ["zyxmemoriana"])
     }
 
     @Test("one- and two-letter queries compare with every species, and every answer is the rule's")

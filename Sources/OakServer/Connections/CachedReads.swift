@@ -4,23 +4,30 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTPTypes
+import OakModels
 import OakStore
 import Synchronization
 
-/// Answers repeated reads on the connection's event loop, before Hummingbird hands the request to a task and
-/// the router: a GET whose answer the response cache holds, while the cache is known to be current without
-/// reading the database (`MaintenanceRepository.knownDataVersion`: SQLite between its once-a-second checks of
-/// the file). Such a read cost a third more than the bare Hummingbird route it is measured against, most of it in
-/// the hop to a task and back, the router and the middleware; this path skips them and gives the same answer:
-/// the kept headers and body (or 304), the rate limit's, security and request-id fields from the same functions
-/// the middleware uses, `Date` and `Server` as Hummingbird sets them, and the same log line and metrics.
+/// Answers reads from memory on the connection's event loop, before Hummingbird hands the request to a task and
+/// the router, while the data is known to be current without reading the database
+/// (`MaintenanceRepository.knownDataVersion`: SQLite between its once-a-second checks of the file):
+/// - a GET whose answer the response cache holds;
+/// - a catalog search (`/api/v1/search`) the store can make from memory
+///   (`CatalogRepository.searchDocumentInMemory`: SQLite's search index, when no taxon or source matches).
+///
+/// Such a read cost a third more than the bare Hummingbird route it is measured against (a search, which itself
+/// takes a few microseconds, half as much again), most of it in the hop to a task and back, the router and the
+/// middleware; this path skips them and gives the same answer: the headers and body the router's path gives or
+/// keeps (or 304), the rate limit's, security and request-id fields from the same functions the middleware
+/// uses, `Date` and `Server` as Hummingbird sets them, and the same log line and metrics.
 ///
 /// Anything else goes on to the router: other methods, a request with a body, an `Origin` (CORS) or
-/// `Connection: close`, a read the cache does not hold or cannot vouch for, one the rate limit refuses (the
-/// router answers the 429), and any request while an earlier one on the connection is still being answered there.
+/// `Connection: close`, a read the cache does not hold or cannot vouch for, a search with a parameter the route
+/// refuses (the router answers the 400), one the rate limit refuses (the router answers the 429), and any request
+/// while an earlier one on the connection is still being answered there.
 struct CachedReads: Sendable {
     let cache: ResponseCache
-    let store: any MaintenanceRepository
+    let store: any MaintenanceRepository & CatalogRepository
     let requestLog: RequestLogMiddleware
     let rateLimit: RateLimitMiddleware?
     /// The application's logger, for the request lines.
@@ -41,20 +48,37 @@ struct CachedReads: Sendable {
         var start: ContinuousClock.Instant
     }
 
-    /// The request whose head is `head` with its kept answer, when it is a GET with no body, no `Origin` and no
-    /// `Connection: close` whose answer the cache holds and is known to be current; else nil, and the router
-    /// answers.
+    /// The path of the catalog search, the route's (`CatalogController`) as `RequestContext.endpointPath` names it.
+    static let searchPath = "/api/v1/search"
+
+    /// The request whose head is `head` with its answer, when it is a GET with no body, no `Origin` and no
+    /// `Connection: close` whose answer the cache holds and is known to be current, or a search made from
+    /// memory; else nil, and the router answers.
     func held(_ head: HTTPRequest) -> HeldRead? {
         guard head.method == .get, let uri = head.path else { return nil }
+        let start = ContinuousClock.now
         let path = Self.path(of: uri)
         guard ResponseCacheMiddleware.isCacheable(path) else { return nil }
         let fields = head.headerFields
+        let acceptEncoding = fields[.acceptEncoding]
         // `Connection: close` is the router's to honor: it closes the connection after its answer.
         guard fields[.origin] == nil, fields[.connection] != "close", fields[.transferEncoding] == nil,
             (fields[.contentLength] ?? "0") == "0", let version = store.knownDataVersion,
-            let entry = cache.currentEntry(for: ResponseCacheMiddleware.key(uri, acceptEncoding: fields[.acceptEncoding]), at: version)
+            let entry = cache.currentEntry(for: ResponseCacheMiddleware.key(uri, acceptEncoding: acceptEncoding), at: version)
+                ?? searchedInMemory(uri, path: path, acceptEncoding: acceptEncoding)
         else { return nil }
-        return HeldRead(head: head, path: path, entry: entry, start: .now)
+        return HeldRead(head: head, path: path, entry: entry, start: start)
+    }
+
+    /// A catalog search's answer made from memory, as the route and the middleware would give it; nil for another
+    /// path, a parameter the route refuses, a search for more than the default page of each kind (its document,
+    /// up to 1,000 species, is made and gzipped on a task, not on the loop that serves other connections), or a
+    /// search the store cannot make from memory now.
+    func searchedInMemory(_ uri: String, path: String, acceptEncoding: String?) -> ResponseCache.Entry? {
+        guard path == Self.searchPath, let (query, limit) = try? CatalogController.searchParameters(QueryValues(URI(uri).queryParameters)),
+            limit <= Pagination.defaultLimit, let body = store.searchDocumentInMemory(query: query, limit: limit)
+        else { return nil }
+        return try? ResponseCacheMiddleware.entry(json: body, route: Self.searchPath, acceptEncoding: acceptEncoding)
     }
 
     /// The answer to a held request, or nil when the router must answer it (the rate limit refuses it).

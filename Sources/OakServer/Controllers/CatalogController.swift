@@ -14,10 +14,14 @@ struct CatalogController {
     }
 
     @Sendable func search(_ request: Request, context: OakRequestContext) async throws -> Response {
-        let parameters = request.queryValues
-        guard let query = parameters.string("q"), !query.isBlank else { throw OakError.invalid("q", "is required") }
-        let (limit, _) = try parameters.pageBounds()
+        let (query, limit) = try Self.searchParameters(request.queryValues)
         return .json(try await repository.searchDocument(query: query, limit: limit))
+    }
+
+    /// A search's text (`q`, required) and how many of each kind to find (`limit`); 400 for either amiss.
+    static func searchParameters(_ parameters: QueryValues) throws -> (query: String, limit: Int) {
+        guard let query = parameters.string("q"), !query.isBlank else { throw OakError.invalid("q", "is required") }
+        return (query, try parameters.pageBounds().limit)
     }
 
     @Sendable func stats(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<CatalogStats> {

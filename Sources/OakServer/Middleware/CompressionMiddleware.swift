@@ -5,22 +5,33 @@ import OakModels
 
 /// gzip for responses over 1 KB when the client accepts it; small responses go out plain.
 struct CompressionMiddleware: RouterMiddleware {
-    var minimumSize = 1024
+    /// Bodies up to this many bytes go out plain.
+    static let minimumSize = 1024
 
     func handle(_ request: Request, context: OakRequestContext, next: (Request, OakRequestContext) async throws -> Response)
         async throws -> Response
     {
         var response = try await next(request, context)
-        guard Self.acceptsGzip(request.headers[.acceptEncoding]), response.headers[.contentEncoding] == nil,
-            let length = response.body.contentLength, length > minimumSize
+        guard Self.compresses(response.headers, length: response.body.contentLength, acceptEncoding: request.headers[.acceptEncoding])
         else { return response }
-        var plain = try await BodyCollector.collect(response.body)
-        let compressed = try plain.compress(with: .gzip())
-        response.body = ResponseBody(byteBuffer: compressed)
-        response.headers[.contentEncoding] = "gzip"
-        response.headers[.contentLength] = String(compressed.readableBytes)
-        response.headers[values: .vary].append("Accept-Encoding")
+        response.body = ResponseBody(byteBuffer: try Self.gzip(try await BodyCollector.collect(response.body), headers: &response.headers))
         return response
+    }
+
+    /// Whether an answer with these fields and body length goes out gzipped to a client sending `acceptEncoding`.
+    static func compresses(_ headers: HTTPFields, length: Int?, acceptEncoding: String?) -> Bool {
+        guard let length, length > minimumSize, headers[.contentEncoding] == nil else { return false }
+        return acceptsGzip(acceptEncoding)
+    }
+
+    /// A body gzipped, with the fields that say so set in `headers`.
+    static func gzip(_ plain: ByteBuffer, headers: inout HTTPFields) throws -> ByteBuffer {
+        var plain = plain
+        let compressed = try plain.compress(with: .gzip())
+        headers[.contentEncoding] = "gzip"
+        headers[.contentLength] = String(compressed.readableBytes)
+        headers[values: .vary].append("Accept-Encoding")
+        return compressed
     }
 
     /// Whether `Accept-Encoding` lists gzip without `q=0`.

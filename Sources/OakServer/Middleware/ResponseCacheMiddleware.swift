@@ -82,6 +82,17 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         return (.ok, entry.headers, try entry.sentBody())
     }
 
+    /// The answer to a JSON body made without the router (`CachedReads`' in-memory searches), with the fields
+    /// the routed answer gets from `Response.json`, compression and this middleware, which adds the ETag.
+    static func entry(json body: ByteBuffer, route: String, acceptEncoding: String?) throws -> ResponseCache.Entry {
+        var (headers, body) = (Response.json(body).headers, body)
+        if CompressionMiddleware.compresses(headers, length: body.readableBytes, acceptEncoding: acceptEncoding) {
+            body = try CompressionMiddleware.gzip(body, headers: &headers)
+        }
+        headers[.eTag] = etag(of: body)
+        return ResponseCache.Entry(headers: headers, body: body, route: route)
+    }
+
     /// A strong ETag for a body, from its SHA-256.
     static func etag(of body: ByteBuffer) -> String {
         body.withUnsafeReadableBytes { SHA256.hash(data: $0) }.strongETag
