@@ -56,9 +56,10 @@ public protocol CatalogRepository: Sendable {
     /// Species by the species rule, taxa and sources whose names contain `query`, at most `limit` of each:
     /// the JSON of a `CatalogSearchResult`, as `/api/v1/search` sends it (`search` reads it as the model).
     func searchDocument(query: String, limit: Int) async throws -> ByteBuffer
-    /// `searchDocument`'s answer when it can be made at once from memory, without waiting or reading the
-    /// database; else nil (and for a query `searchDocument` refuses), and the caller asks `searchDocument`.
-    func searchDocumentInMemory(query: String, limit: Int) -> ByteBuffer?
+    /// `searchDocument`'s answer from the data at `version` (`MaintenanceRepository.knownDataVersion`) when it
+    /// can be made at once from memory, without waiting or reading the database; else nil (and for a query
+    /// `searchDocument` refuses), and the caller asks `searchDocument`.
+    func searchDocumentInMemory(query: String, limit: Int, at version: DataVersion) -> ByteBuffer?
     func stats() async throws -> CatalogStats
     func export() async throws -> ExportSnapshot
     /// Throws when the database cannot answer a query.

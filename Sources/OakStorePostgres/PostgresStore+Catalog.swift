@@ -73,7 +73,7 @@ extension PostgresStore: CatalogRepository {
     }
 
     /// Always nil: every search reads the database.
-    public func searchDocumentInMemory(query: String, limit: Int) -> ByteBuffer? { nil }
+    public func searchDocumentInMemory(query: String, limit: Int, at version: DataVersion) -> ByteBuffer? { nil }
 
     public func searchSpecies(query: String, limit: Int) async throws -> [Species] {
         try await matchingSpecies(try SearchText(query), limit: limit)

@@ -36,10 +36,10 @@ extension SQLiteStore {
         }
     }
 
-    /// The search's document when the index is current at the data version known without a read
-    /// (`knownDataVersion`) and no taxon or source matches (their rows would be read).
-    public func searchDocumentInMemory(query: String, limit: Int) -> ByteBuffer? {
-        guard let version = knownDataVersion, let search = try? SearchText(query),
+    /// The search's document when the index is current at `version` and no taxon or source matches (their rows
+    /// would be read).
+    public func searchDocumentInMemory(query: String, limit: Int, at version: DataVersion) -> ByteBuffer? {
+        guard let search = try? SearchText(query),
             let found = searchIndex.ifCurrent(at: version, { SearchMatches(search, in: $0, limit: limit) }), !found.needsRead
         else { return nil }
         return try? found.document(query: query, taxa: [], sources: [])

@@ -12,9 +12,14 @@ import Testing
 struct CachedReadsTests {
     /// The count of reads answered before routing, from `/metrics`.
     private func answeredBeforeRouting(_ client: any TestClientProtocol) async throws -> Int {
+        try await metric(client, "oak_response_cache_answered_before_routing_total")
+    }
+
+    /// A metric without labels, from `/metrics` (0 when absent).
+    private func metric(_ client: any TestClientProtocol, _ name: String) async throws -> Int {
         let text = String(buffer: try await client.send(.get, "/metrics").body)
-        let prefix = "oak_response_cache_answered_before_routing_total "
-        return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Int($0.dropFirst(prefix.count)) } ?? 0
+        let prefix = name + " "
+        return text.split(separator: "\n").first { $0.hasPrefix(prefix) }.flatMap { Double($0.dropFirst(prefix.count)).map(Int.init) } ?? 0
     }
 
     /// A read answered before routing. Once a second SQLite's version is read again (for other programs' writes),
@@ -120,7 +125,14 @@ struct CachedReadsTests {
         let env = try await TestEnvironment(backend: .sqlite)
         try await env.test(.live) { client in
             let found = { (response: TestResponse) in names(try response.object()["species"] as? [[String: Any]] ?? []) }
+            // Asked twice on the connection, the answer is kept in the response cache (once a routed read has
+            // brought the cache to the data's version); the write must drop it.
+            try await client.send(.get, "/api/v1/species/alba", key: nil)
+            let cacheBytes = { try await self.metric(client, "oak_response_cache_bytes") }
+            let emptyCache = try await cacheBytes()
             #expect(try found(try await earlyAnswer(client, "/api/v1/search?q=zyxmemori")) == [])
+            #expect(try found(try await earlyAnswer(client, "/api/v1/search?q=zyxmemori")) == [])
+            #expect(try await cacheBytes() > emptyCache)
             let created = try await client.send(.post, "/api/v1/species", json: #"{"scientific_name": "zyxmemoriana"}"#)
             #expect(created.status == .created)
             #expect(try found(try await client.send(.get, "/api/v1/search?q=zyxmemori", key: nil)) == ["zyxmemoriana"])

@@ -235,32 +235,39 @@ struct SearchIndexTests {
         #expect(try await names(store, "wibble") == ["rubra"])
     }
 
+    /// A catalog search made from memory at the store's data version now.
+    private func searchedInMemory(_ store: SQLiteStore, _ query: String, limit: Int = 20) async throws -> ByteBuffer? {
+        store.searchDocumentInMemory(query: query, limit: limit, at: try await store.dataVersion())
+    }
+
     @Test(
-        "a catalog search made from memory is byte for byte the store's own answer, and none is made before the index is filled, while it is behind a write, when a taxon or source matches, or for a query the route refuses"
+        "a catalog search made from memory is byte for byte the store's own answer, and none is made before the index is filled, while it is behind a write or at another version, when a taxon or source matches, or for a query the route refuses"
     )
     func catalogSearchInMemory() async throws {
         let store = try newStore()
-        #expect(store.searchDocumentInMemory(query: "alba", limit: 20) == nil)
+        #expect(try await searchedInMemory(store, "alba") == nil)
         let answer = try await store.searchDocument(query: "alba", limit: 20)
-        #expect(store.searchDocumentInMemory(query: "alba", limit: 20) == answer)
+        #expect(try await searchedInMemory(store, "alba") == answer)
         #expect(try await store.search(query: "alba", limit: 20).species.first?.scientificName == "alba")
         for query in ["ab", "white oak", "xyzzy"] {
-            #expect(store.searchDocumentInMemory(query: query, limit: 3) == (try await store.searchDocument(query: query, limit: 3)), "query \(query)")
+            #expect(try await searchedInMemory(store, query, limit: 3) == (try await store.searchDocument(query: query, limit: 3)), "query \(query)")
         }
 
         // Lobatae is a section: its row is read from the database.
         #expect(try await store.search(query: "lobat", limit: 20).taxa.map(\.name) == ["Lobatae"])
-        #expect(store.searchDocumentInMemory(query: "lobat", limit: 20) == nil)
-        #expect(store.searchDocumentInMemory(query: "inatur", limit: 20) == nil)
-        #expect(store.searchDocumentInMemory(query: "   ", limit: 20) == nil)
-        #expect(store.searchDocumentInMemory(query: "al\0ba", limit: 20) == nil)
+        #expect(try await searchedInMemory(store, "lobat") == nil)
+        #expect(try await searchedInMemory(store, "inatur") == nil)
+        #expect(try await searchedInMemory(store, "   ") == nil)
+        #expect(try await searchedInMemory(store, "al\0ba") == nil)
 
+        let before = try await store.dataVersion()
         var species = SpeciesPatch()
         species.scientificName = .value("zyxmemoriana")
         _ = try await store.createSpecies(species)
-        #expect(store.searchDocumentInMemory(query: "zyxmemori", limit: 20) == nil)
+        #expect(try await searchedInMemory(store, "zyxmemori") == nil)
         let found = try await store.searchDocument(query: "zyxmemori", limit: 20)
-        #expect(store.searchDocumentInMemory(query: "zyxmemori", limit: 20) == found)
+        #expect(try await searchedInMemory(store, "zyxmemori") == found)
+        #expect(store.searchDocumentInMemory(query: "zyxmemori", limit: 20, at: before) == nil)
         #expect(try await store.search(query: "zyxmemori", limit: 20).species.map(\.scientificName) == ["zyxmemoriana"])
     }
 

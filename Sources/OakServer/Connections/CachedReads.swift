@@ -64,21 +64,24 @@ struct CachedReads: Sendable {
         // `Connection: close` is the router's to honor: it closes the connection after its answer.
         guard fields[.origin] == nil, fields[.connection] != "close", fields[.transferEncoding] == nil,
             (fields[.contentLength] ?? "0") == "0", let version = store.knownDataVersion,
-            let entry = cache.currentEntry(for: ResponseCacheMiddleware.key(uri, acceptEncoding: acceptEncoding), at: version)
-                ?? searchedInMemory(uri, path: path, acceptEncoding: acceptEncoding)
+            case let key = ResponseCacheMiddleware.key(uri, acceptEncoding: acceptEncoding),
+            let entry = cache.currentEntry(for: key, at: version) ?? searchedInMemory(uri, path: path, key: key, at: version, acceptEncoding)
         else { return nil }
         return HeldRead(head: head, path: path, entry: entry, start: start)
     }
 
-    /// A catalog search's answer made from memory, as the route and the middleware would give it; nil for another
-    /// path, a parameter the route refuses, a search for more than the default page of each kind (its document,
-    /// up to 1,000 species, is made and gzipped on a task, not on the loop that serves other connections), or a
-    /// search the store cannot make from memory now.
-    func searchedInMemory(_ uri: String, path: String, acceptEncoding: String?) -> ResponseCache.Entry? {
+    /// A catalog search's answer made from memory at `version`, as the route and the middleware would give it, and
+    /// kept in the cache on the middleware's terms (`ResponseCache.keep`); nil for another path, a parameter the
+    /// route refuses, a search for more than the default page of each kind (its document, up to 1,000 species, is
+    /// made and gzipped on a task, not on the loop that serves other connections), or a search the store cannot
+    /// make from memory now.
+    func searchedInMemory(_ uri: String, path: String, key: String, at version: DataVersion, _ acceptEncoding: String?) -> ResponseCache.Entry? {
         guard path == Self.searchPath, let (query, limit) = try? CatalogController.searchParameters(QueryValues(URI(uri).queryParameters)),
-            limit <= Pagination.defaultLimit, let body = store.searchDocumentInMemory(query: query, limit: limit)
+            limit <= Pagination.defaultLimit, let body = store.searchDocumentInMemory(query: query, limit: limit, at: version),
+            let entry = try? ResponseCacheMiddleware.entry(json: body, route: Self.searchPath, acceptEncoding: acceptEncoding)
         else { return nil }
-        return try? ResponseCacheMiddleware.entry(json: body, route: Self.searchPath, acceptEncoding: acceptEncoding)
+        cache.keep(entry, for: key, dependency: ResponseCacheMiddleware.dependency(of: path), madeAt: version)
+        return entry
     }
 
     /// The answer to a held request, or nil when the router must answer it (the rate limit refuses it).

@@ -264,6 +264,15 @@ final class ResponseCache: FollowsChanges, @unchecked Sendable {
     /// The number of entries kept.
     var count: Int { lock.withLock { positions.count } }
 
+    /// Keeps an answer made without the router from the data at `version` (`CachedReads`' searches), on the
+    /// middleware's terms: when its key was asked for before (`admits`) and the entries are current at `version`.
+    func keep(_ entry: Entry, for key: String, dependency: Dependency, madeAt version: DataVersion) {
+        guard admits(key), let position = lock.withLock({ follower.isDue(for: version) ? nil : Optional(follower.position) }),
+            let kept = try? entry.keptForm()
+        else { return }
+        store(kept, for: key, dependency: dependency, filledAt: position)
+    }
+
     /// Keeps an answer computed after `refresh` answered `position`; an answer computed while the entries
     /// were brought further may be stale, so it is not kept. One kept with `dropsWhenIdle` goes once nobody
     /// read it for a while (`dropIdleEntries`).
