@@ -184,7 +184,7 @@ struct RewritingMigrationTests {
         try Schema.migrator.migrate(queue, upTo: "v12 tombstone index")
         let logQuery = "SELECT seq, entity, entity_key, op, changed_at, deleted_at FROM change_log ORDER BY seq"
         let headQuery = "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'"
-        let (before, head, upserts) = try await queue.write { db in
+        let (before, head, upserts) = try queue.write { db in
             try db.execute(
                 sql: """
                     UPDATE species_sources SET leaves = 'lobes ronds' WHERE scientific_name = 'alba' AND source_id = 2;
@@ -271,7 +271,7 @@ struct RewritingMigrationTests {
         #expect(alba.closelyRelatedTo == [])
         #expect(alba.subspeciesVarieties == ["a", "b"])
         #expect(try await store.speciesSources(of: "macrocarpa").first?.localNames == [])
-        let stored = try await DatabaseQueue(path: path).read { db in
+        let stored = try DatabaseQueue(path: path).read { db in
             try Row.fetchOne(db, sql: "SELECT synonyms, closely_related_to, subspecies_varieties FROM oak_entries WHERE scientific_name = 'alba'")
         }
         #expect(stored?["synonyms"] == "null")

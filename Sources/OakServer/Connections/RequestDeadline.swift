@@ -98,9 +98,10 @@ final class RequestDeadlineHandler: HTTPPartHandler {
         buffer.writeString(
             "HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n")
         buffer.writeBytes(body)
+        let response = buffer
         // Written below the HTTP encoder: the request is unfinished, so the encoder has no response to frame.
         channel.pipeline.context(handlerType: RequestStartHandler.self).whenSuccess { front in
-            front.writeAndFlush(NIOAny(buffer)).whenComplete { _ in channel.close(promise: nil) }
+            front.writeAndFlush(NIOAny(response)).whenComplete { _ in channel.close(promise: nil) }
         }
     }
 }
