@@ -19,7 +19,8 @@ public func buildApplication(
     let responseCache = shared.responseCache
     let router = buildRouter(configuration: configuration, store: store, shared: shared)
     let cachedReads = CachedReads(
-        cache: responseCache, store: store, requestLog: shared.requestLog, rateLimit: shared.rateLimit, logger: logger)
+        cache: responseCache, store: store, speciesRecords: shared.speciesRecords, requestLog: shared.requestLog, rateLimit: shared.rateLimit,
+        logger: logger)
     let requestTimeout = TimeAmount.seconds(configuration.requestTimeout.components.seconds)
     let connectionLogger = logger
     let http1 = HTTP1Channel.Configuration(
@@ -57,10 +58,11 @@ func buildRouter(
         shared: SharedServerState(configuration: configuration, store: store, rateLimiter: rateLimiter, responseCache: responseCache))
 }
 
-/// What the router's middleware and the cached-read path (`CachedReads`) share: one response cache, one set of
-/// metrics and one rate limiter per application.
+/// What the router and the cached-read path (`CachedReads`) share: one response cache, one set of species
+/// records, one set of metrics and one rate limiter per application.
 struct SharedServerState {
     let responseCache: ResponseCache
+    let speciesRecords: SpeciesRecords
     /// Records the requests and their metrics (`metrics`).
     let requestLog: RequestLogMiddleware
     /// Nil when rate limiting is off.
@@ -70,6 +72,7 @@ struct SharedServerState {
 
     init(configuration: ServerConfiguration, store: any CompendiumStore, rateLimiter: RateLimiter?, responseCache: ResponseCache) {
         self.responseCache = responseCache
+        speciesRecords = SpeciesRecords(store: store)
         requestLog = RequestLogMiddleware(
             metrics: ServerMetrics(pool: { store.poolStatus }, cachedBytes: { responseCache.bytesHeld }), trustProxy: configuration.trustProxy)
         rateLimit = configuration.rateLimits.map { limits in
@@ -79,7 +82,7 @@ struct SharedServerState {
 }
 
 private func buildRouter(configuration: ServerConfiguration, store: any CompendiumStore, shared: SharedServerState) -> Router<OakRequestContext> {
-    let speciesRecords = SpeciesRecords(store: store)
+    let speciesRecords = shared.speciesRecords
     let metrics = shared.metrics
     let pullPages = PullReadAhead(store: store, metrics: metrics)
     let routes = RouteIndex(

@@ -33,6 +33,17 @@ struct CachedReadsTests {
         throw NeverAnsweredEarly(uri: uri)
     }
 
+    /// A read answered before routing under a URL never asked for before (`uri` with a new `try` parameter each
+    /// time), so not from the response cache: made from memory.
+    private func madeInMemory(_ client: any TestClientProtocol, _ uri: String, headers: HTTPFields = [:]) async throws -> TestResponse {
+        for attempt in 0..<10 {
+            let before = try await answeredBeforeRouting(client)
+            let response = try await client.send(.get, "\(uri)&try=\(attempt)", key: nil, headers: headers)
+            if try await answeredBeforeRouting(client) == before + 1 { return response }
+        }
+        throw NeverAnsweredEarly(uri: uri)
+    }
+
     struct NeverAnsweredEarly: Error {
         let uri: String
     }
@@ -96,9 +107,9 @@ struct CachedReadsTests {
         let env = try await TestEnvironment(backend: .sqlite)
         try await env.test(.live) { client in
             let varying: Set<HTTPField.Name> = [.requestID, .date]
-            let searches: [(String, HTTPFields)] = [("q=alba", [:]), ("q=a&limit=40", [.acceptEncoding: "gzip"])]
+            let searches: [(String, HTTPFields)] = [("q=alba", [:]), ("q=ii&limit=40", [.acceptEncoding: "gzip"])]
             for (query, headers) in searches {
-                let early = try await earlyAnswer(client, "/api/v1/search?\(query)", headers: headers)
+                let early = try await madeInMemory(client, "/api/v1/search?\(query)", headers: headers)
                 // Another URI for the same search, so that the response cache cannot answer it.
                 let routed = try await routedAnswer(client, "/api/v1/search?\(query)&n=1", headers: headers)
                 #expect(routed.status == .ok && early.status == .ok)
@@ -109,7 +120,7 @@ struct CachedReadsTests {
 
                 var conditional = headers
                 conditional[.ifNoneMatch] = try #require(early.headers[.eTag])
-                let notModified = try await earlyAnswer(client, "/api/v1/search?\(query)&n=2", headers: conditional)
+                let notModified = try await madeInMemory(client, "/api/v1/search?\(query)&n=2", headers: conditional)
                 #expect(notModified.status == .notModified && notModified.body.readableBytes == 0)
                 #expect(notModified.headers[.eTag] == early.headers[.eTag] && notModified.headers[.xContentTypeOptions] == "nosniff")
             }
@@ -136,7 +147,7 @@ struct CachedReadsTests {
             let created = try await client.send(.post, "/api/v1/species", json: #"{"scientific_name": "zyxmemoriana"}"#)
             #expect(created.status == .created)
             #expect(try found(try await client.send(.get, "/api/v1/search?q=zyxmemori", key: nil)) == ["zyxmemoriana"])
-            #expect(try found(try await earlyAnswer(client, "/api/v1/search?q=zyxmemori&limit=5")) == ["zyxmemoriana"])
+            #expect(try found(try await madeInMemory(client, "/api/v1/search?q=zyxmemori&limit=5")) == ["zyxmemoriana"])
 
             let before = try await answeredBeforeRouting(client)
             let taxon = try await client.send(.get, "/api/v1/search?q=lobat", key: nil)
@@ -158,6 +169,46 @@ struct CachedReadsTests {
                 #expect(try refused.error().code == "VALIDATION_ERROR", "\(uri)")
                 #expect(try refused.invalidFields() == [field], "\(uri)")
             }
+            #expect(try await answeredBeforeRouting(client) == before)
+        }
+    }
+
+    @Test(
+        "a species' record held in memory is answered before routing under a URL the cache has not seen, with the router's headers and body, and its 304; a write is seen at once; an unknown species or a refused name goes to the router"
+    )
+    func speciesRecordAnsweredFromMemory() async throws {
+        let env = try await TestEnvironment(backend: .sqlite)
+        try await env.test(.live) { client in
+            let varying: Set<HTTPField.Name> = [.requestID, .date]
+            // The first read of a species reads its record and holds it.
+            #expect(try await client.send(.get, "/api/v1/species/alba", key: nil).status == .ok)
+            let reads: [(String, HTTPFields)] = [("/api/v1/species/alba?n=1", [:]), ("/api/v1/species/%61lba?n=2", [.acceptEncoding: "gzip"])]
+            for (uri, headers) in reads {
+                let early = try await madeInMemory(client, uri, headers: headers)
+                let routed = try await routedAnswer(client, uri + "&m=1", headers: headers)
+                #expect(routed.status == .ok && early.status == .ok)
+                #expect(early.body == routed.body, "\(uri)")
+                #expect(early.headers.map(\.name) == routed.headers.map(\.name), "\(uri)")
+                #expect(early.headers.filter { !varying.contains($0.name) } == routed.headers.filter { !varying.contains($0.name) }, "\(uri)")
+
+                var conditional = headers
+                conditional[.ifNoneMatch] = try #require(early.headers[.eTag])
+                let notModified = try await madeInMemory(client, uri + "&m=2", headers: conditional)
+                #expect(notModified.status == .notModified && notModified.body.readableBytes == 0)
+            }
+
+            let edited = try await client.send(.patch, "/api/v1/species/alba", json: #"{"author": "Edited in memory"}"#)
+            #expect(edited.status == .ok)
+            #expect(try await client.send(.get, "/api/v1/species/alba?n=3", key: nil).object()["author"] as? String == "Edited in memory")
+            #expect(try await madeInMemory(client, "/api/v1/species/alba?n=4").object()["author"] as? String == "Edited in memory")
+
+            let before = try await answeredBeforeRouting(client)
+            let unknown = try await client.send(.get, "/api/v1/species/zyxnotaspecies", key: nil)
+            #expect(unknown.status == .notFound)
+            #expect(try unknown.error().code == "NOT_FOUND")
+            let refused = try await client.send(.get, "/api/v1/species/al%00ba", key: nil)
+            #expect(refused.status == .badRequest)
+            #expect(try refused.invalidFields() == ["name"])
             #expect(try await answeredBeforeRouting(client) == before)
         }
     }

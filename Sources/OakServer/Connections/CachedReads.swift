@@ -13,7 +13,8 @@ import Synchronization
 /// (`MaintenanceRepository.knownDataVersion`: SQLite between its once-a-second checks of the file):
 /// - a GET whose answer the response cache holds;
 /// - a catalog search (`/api/v1/search`) the store can make from memory
-///   (`CatalogRepository.searchDocumentInMemory`: SQLite's search index, when no taxon or source matches).
+///   (`CatalogRepository.searchDocumentInMemory`: SQLite's search index, when no taxon or source matches);
+/// - a species' record (`/api/v1/species/{name}`) held in memory (`SpeciesRecords`), under any URL.
 ///
 /// Such a read cost a third more than the bare Hummingbird route it is measured against (a search, which itself
 /// takes a few microseconds, half as much again), most of it in the hop to a task and back, the router and the
@@ -22,12 +23,13 @@ import Synchronization
 /// uses, `Date` and `Server` as Hummingbird sets them, and the same log line and metrics.
 ///
 /// Anything else goes on to the router: other methods, a request with a body, an `Origin` (CORS) or
-/// `Connection: close`, a read the cache does not hold or cannot vouch for, a search with a parameter the route
-/// refuses (the router answers the 400), one the rate limit refuses (the router answers the 429), and any request
+/// `Connection: close`, a read neither the cache nor memory can answer or vouch for, a search with a parameter the
+/// route refuses (the router answers the 400), one the rate limit refuses (the router answers the 429), and any request
 /// while an earlier one on the connection is still being answered there.
 struct CachedReads: Sendable {
     let cache: ResponseCache
     let store: any MaintenanceRepository & CatalogRepository
+    let speciesRecords: SpeciesRecords
     let requestLog: RequestLogMiddleware
     let rateLimit: RateLimitMiddleware?
     /// The application's logger, for the request lines.
@@ -48,12 +50,17 @@ struct CachedReads: Sendable {
         var start: ContinuousClock.Instant
     }
 
-    /// The path of the catalog search, the route's (`CatalogController`) as `RequestContext.endpointPath` names it.
+    /// The catalog search's path, which is also its route (`CatalogController`) as `RequestContext.endpointPath`
+    /// names it.
     static let searchPath = "/api/v1/search"
+    /// What a species' path (`SpeciesController`) starts with, and its route as `RequestContext.endpointPath`
+    /// names it.
+    static let speciesPrefix = "/api/v1/species/"
+    static let speciesRoute = "/api/v1/species/{name}"
 
     /// The request whose head is `head` with its answer, when it is a GET with no body, no `Origin` and no
-    /// `Connection: close` whose answer the cache holds and is known to be current, or a search made from
-    /// memory; else nil, and the router answers.
+    /// `Connection: close` whose answer the cache holds and is known to be current, or that is made from
+    /// memory (`madeInMemory`); else nil, and the router answers.
     func held(_ head: HTTPRequest) -> HeldRead? {
         guard head.method == .get, let uri = head.path else { return nil }
         let start = ContinuousClock.now
@@ -65,23 +72,43 @@ struct CachedReads: Sendable {
         guard fields[.origin] == nil, fields[.connection] != "close", fields[.transferEncoding] == nil,
             (fields[.contentLength] ?? "0") == "0", let version = store.knownDataVersion,
             case let key = ResponseCacheMiddleware.key(uri, acceptEncoding: acceptEncoding),
-            let entry = cache.currentEntry(for: key, at: version) ?? searchedInMemory(uri, path: path, key: key, at: version, acceptEncoding)
+            let entry = cache.currentEntry(for: key, at: version) ?? madeInMemory(uri, path: path, key: key, at: version, acceptEncoding)
         else { return nil }
         return HeldRead(head: head, path: path, entry: entry, start: start)
     }
 
-    /// A catalog search's answer made from memory at `version`, as the route and the middleware would give it, and
-    /// kept in the cache on the middleware's terms (`ResponseCache.keep`); nil for another path, a parameter the
-    /// route refuses, a search for more than the default page of each kind (its document, up to 1,000 species, is
-    /// made and gzipped on a task, not on the loop that serves other connections), or a search the store cannot
-    /// make from memory now.
-    func searchedInMemory(_ uri: String, path: String, key: String, at version: DataVersion, _ acceptEncoding: String?) -> ResponseCache.Entry? {
-        guard path == Self.searchPath, let (query, limit) = try? CatalogController.searchParameters(QueryValues(URI(uri).queryParameters)),
-            limit <= Pagination.defaultLimit, let body = store.searchDocumentInMemory(query: query, limit: limit, at: version),
-            let entry = try? ResponseCacheMiddleware.entry(json: body, route: Self.searchPath, acceptEncoding: acceptEncoding)
+    /// An answer made from memory at `version`, as the route and the middleware would give it, and kept in the
+    /// cache on the middleware's terms (`ResponseCache.keep`): a catalog search or a species' record. Nil for
+    /// another path, and whenever the route must answer (see `search` and `speciesRecord`).
+    func madeInMemory(_ uri: String, path: String, key: String, at version: DataVersion, _ acceptEncoding: String?) -> ResponseCache.Entry? {
+        guard let (response, body, route) = search(uri, path: path, at: version) ?? speciesRecord(path: path, at: version),
+            let entry = try? ResponseCacheMiddleware.entry(response, body: body, route: route, acceptEncoding: acceptEncoding)
         else { return nil }
         cache.keep(entry, for: key, dependency: ResponseCacheMiddleware.dependency(of: path), madeAt: version)
         return entry
+    }
+
+    /// A catalog search's response and body, when the store makes it from memory; nil for another path, a
+    /// parameter the route refuses (it answers the 400), a search for more than the default page of each kind
+    /// (its document, up to 1,000 species, is made and gzipped on a task, not on the loop that serves other
+    /// connections), or a search the store cannot make from memory now.
+    private func search(_ uri: String, path: String, at version: DataVersion) -> (Response, ByteBuffer, String)? {
+        guard path == Self.searchPath, let (query, limit) = try? CatalogController.searchParameters(QueryValues(URI(uri).queryParameters)),
+            limit <= Pagination.defaultLimit, let body = store.searchDocumentInMemory(query: query, limit: limit, at: version)
+        else { return nil }
+        return (Response.json(body), body, Self.searchPath)
+    }
+
+    /// A species' record held in memory (`SpeciesRecords`), as `GET /species/{name}` answers it; nil for another
+    /// path, a name the route refuses, or a species not held (the route reads it, or answers the 404).
+    private func speciesRecord(path: String, at version: DataVersion) -> (Response, ByteBuffer, String)? {
+        guard path.hasPrefix(Self.speciesPrefix) else { return nil }
+        let segment = path.dropFirst(Self.speciesPrefix.count)
+        // `/species/search` is a route of its own.
+        guard !segment.isEmpty, !segment.utf8.contains(UInt8(ascii: "/")), segment != "search" else { return nil }
+        let name = String(segment).percentDecoded
+        guard !name.utf8.contains(0), let record = speciesRecords.heldRecord(named: name, at: version) else { return nil }
+        return (SpeciesRecords.response(record), record.body, Self.speciesRoute)
     }
 
     /// The answer to a held request, or nil when the router must answer it (the rate limit refuses it).

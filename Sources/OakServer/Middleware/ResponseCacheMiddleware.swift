@@ -82,14 +82,14 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         return (.ok, entry.headers, try entry.sentBody())
     }
 
-    /// The answer to a JSON body made without the router (`CachedReads`' in-memory searches), with the fields
-    /// the routed answer gets from `Response.json`, compression and this middleware, which adds the ETag.
-    static func entry(json body: ByteBuffer, route: String, acceptEncoding: String?) throws -> ResponseCache.Entry {
-        var (headers, body) = (Response.json(body).headers, body)
+    /// The answer a route's response made in memory gets without the router (`CachedReads`): the fields
+    /// compression and this middleware add (the ETag, unless the route set one), as on the routed path.
+    static func entry(_ response: Response, body: ByteBuffer, route: String, acceptEncoding: String?) throws -> ResponseCache.Entry {
+        var (headers, body) = (response.headers, body)
         if CompressionMiddleware.compresses(headers, length: body.readableBytes, acceptEncoding: acceptEncoding) {
             body = try CompressionMiddleware.gzip(body, headers: &headers)
         }
-        headers[.eTag] = etag(of: body)
+        if headers[.eTag] == nil { headers[.eTag] = etag(of: body) }
         return ResponseCache.Entry(headers: headers, body: body, route: route)
     }
 

@@ -46,12 +46,18 @@ final class SpeciesRecords: FollowsChanges, @unchecked Sendable {
         return Self.response(record)
     }
 
+    /// The record held for a species when the records are current at `version` (no change since to read), else
+    /// nil: for an answer made without waiting (`CachedReads`).
+    func heldRecord(named name: String, at version: DataVersion) -> Record? {
+        lock.withLock { follower.isDue(for: version) ? nil : records[Species.normalizedName(name)] }
+    }
+
     func drop(_ changed: DataChanges, listingMoved: Bool) {
         if changed.everything { return records.removeAll() }
         for key in records.keys where changed.species.contains(DataChanges.bareName(key)) { records[key] = nil }
     }
 
-    private static func response(_ record: Record) -> Response {
+    static func response(_ record: Record) -> Response {
         .json(record.body, headers: [.eTag: record.etag])
     }
 }
