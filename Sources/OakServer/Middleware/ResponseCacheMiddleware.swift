@@ -264,7 +264,7 @@ final class ResponseCache: FollowsChanges, @unchecked Sendable {
     /// The number of entries kept.
     var count: Int { lock.withLock { positions.count } }
 
-    /// Keeps an answer made without the router from the data at `version` (`CachedReads`' searches), on the
+    /// Keeps an answer made without the router from the data at `version` (`CachedReads.madeInMemory`), on the
     /// middleware's terms: when its key was asked for before (`admits`) and the entries are current at `version`.
     func keep(_ entry: Entry, for key: String, dependency: Dependency, madeAt version: DataVersion) {
         guard admits(key), let position = lock.withLock({ follower.isDue(for: version) ? nil : Optional(follower.position) }),
