@@ -69,6 +69,16 @@ struct CachedReadsTests {
         return (routed, try await earlyAnswer(client, uri, headers: headers))
     }
 
+    /// Expects an answer made from memory to be the router's: status, body, and every field but those that vary
+    /// per request, in the same order.
+    private func expectSameAnswer(_ early: TestResponse, as routed: TestResponse, _ label: String) {
+        let varying: Set<HTTPField.Name> = [.requestID, .date]
+        #expect(routed.status == .ok && early.status == .ok, "\(label)")
+        #expect(early.body == routed.body, "\(label)")
+        #expect(early.headers.map(\.name) == routed.headers.map(\.name), "\(label)")
+        #expect(early.headers.filter { !varying.contains($0.name) } == routed.headers.filter { !varying.contains($0.name) }, "\(label)")
+    }
+
     @Test("a read the response cache holds is answered before routing with the router's status, headers and body, and its 304")
     func sameAnswerAsTheRouter() async throws {
         let env = try await TestEnvironment(backend: .sqlite)
@@ -106,16 +116,11 @@ struct CachedReadsTests {
     func searchAnsweredFromMemory() async throws {
         let env = try await TestEnvironment(backend: .sqlite)
         try await env.test(.live) { client in
-            let varying: Set<HTTPField.Name> = [.requestID, .date]
             let searches: [(String, HTTPFields)] = [("q=alba", [:]), ("q=ii&limit=40", [.acceptEncoding: "gzip"])]
             for (query, headers) in searches {
                 let early = try await madeInMemory(client, "/api/v1/search?\(query)", headers: headers)
                 // Another URI for the same search, so that the response cache cannot answer it.
-                let routed = try await routedAnswer(client, "/api/v1/search?\(query)&n=1", headers: headers)
-                #expect(routed.status == .ok && early.status == .ok)
-                #expect(early.body == routed.body, "\(query)")
-                #expect(early.headers.map(\.name) == routed.headers.map(\.name), "\(query)")
-                #expect(early.headers.filter { !varying.contains($0.name) } == routed.headers.filter { !varying.contains($0.name) }, "\(query)")
+                expectSameAnswer(early, as: try await routedAnswer(client, "/api/v1/search?\(query)&n=1", headers: headers), query)
                 #expect(early.headers[.contentEncoding] == headers[.acceptEncoding], "\(query)")
 
                 var conditional = headers
@@ -179,17 +184,12 @@ struct CachedReadsTests {
     func speciesRecordAnsweredFromMemory() async throws {
         let env = try await TestEnvironment(backend: .sqlite)
         try await env.test(.live) { client in
-            let varying: Set<HTTPField.Name> = [.requestID, .date]
             // The first read of a species reads its record and holds it.
             #expect(try await client.send(.get, "/api/v1/species/alba", key: nil).status == .ok)
             let reads: [(String, HTTPFields)] = [("/api/v1/species/alba?n=1", [:]), ("/api/v1/species/%61lba?n=2", [.acceptEncoding: "gzip"])]
             for (uri, headers) in reads {
                 let early = try await madeInMemory(client, uri, headers: headers)
-                let routed = try await routedAnswer(client, uri + "&m=1", headers: headers)
-                #expect(routed.status == .ok && early.status == .ok)
-                #expect(early.body == routed.body, "\(uri)")
-                #expect(early.headers.map(\.name) == routed.headers.map(\.name), "\(uri)")
-                #expect(early.headers.filter { !varying.contains($0.name) } == routed.headers.filter { !varying.contains($0.name) }, "\(uri)")
+                expectSameAnswer(early, as: try await routedAnswer(client, uri + "&m=1", headers: headers), uri)
 
                 var conditional = headers
                 conditional[.ifNoneMatch] = try #require(early.headers[.eTag])
