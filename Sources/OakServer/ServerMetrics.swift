@@ -24,7 +24,7 @@ public final class ServerMetrics: Sendable {
         readsAnsweredBeforeRouting = registry.makeCounter(
             descriptor: MetricNameDescriptor(
                 namespace: "oak", metricName: "response_cache_answered_before_routing", unitName: "total",
-                helpText: "Reads the response cache answered on the connection, before routing (also counted in oak_http_requests_total)."))
+                helpText: "Reads answered on the connection before routing, from the response cache or from memory (also counted in oak_http_requests_total)."))
     }
 
     /// Counts a read answered by `CachedReads`.
