@@ -37,10 +37,10 @@ extension SQLiteStore {
     }
 
     /// The search's document when the index is current at `version` and no taxon or source matches (their rows
-    /// would be read).
+    /// would be read). It never waits for the index's lock.
     public func searchDocumentInMemory(query: String, limit: Int, at version: DataVersion) -> ByteBuffer? {
         guard let search = try? SearchText(query),
-            let found = searchIndex.ifCurrent(at: version, { SearchMatches(search, in: $0, limit: limit) }), !found.needsRead
+            let found = searchIndex.ifCurrent(at: version, waits: false, { SearchMatches(search, in: $0, limit: limit) }), !found.needsRead
         else { return nil }
         return try? found.document(query: query, taxa: [], sources: [])
     }
@@ -145,11 +145,15 @@ final class SearchIndexBox: @unchecked Sendable {
 
     /// `body` over the contents when they were brought forward at `version` already (no write since), else nil.
     /// The lock is held only to take the contents (a copy that shares their storage), not while `body` runs:
-    /// held for a whole search, it made concurrent searches wait on one another. It is never waited for: while
-    /// a read brings the contents forward (which holds it), the answer is nil, so a caller on an event loop
-    /// (`searchDocumentInMemory`) does not stall the loop's other connections behind that read.
-    func ifCurrent<T>(at version: DataVersion, _ body: (Contents) throws -> T) rethrows -> T? {
-        guard lock.try() else { return nil }
+    /// held for a whole search, it made concurrent searches wait on one another. A caller on an event loop
+    /// (`searchDocumentInMemory`) passes `waits: false`: while a read brings the contents forward (which holds
+    /// the lock), the answer is then nil, and the loop's other connections are not stalled behind that read.
+    func ifCurrent<T>(at version: DataVersion, waits: Bool = true, _ body: (Contents) throws -> T) rethrows -> T? {
+        if waits {
+            lock.lock()
+        } else if !lock.try() {
+            return nil
+        }
         let current = self.version == version ? contents : nil
         lock.unlock()
         return try current.map(body)

@@ -81,34 +81,36 @@ struct CachedReads: Sendable {
     /// cache on the middleware's terms (`ResponseCache.keep`): a catalog search or a species' record. Nil for
     /// another path, and whenever the route must answer (see `search` and `speciesRecord`).
     func madeInMemory(_ uri: String, path: String, key: String, at version: DataVersion, _ acceptEncoding: String?) -> ResponseCache.Entry? {
-        guard let (response, body, route) = search(uri, path: path, at: version) ?? speciesRecord(path: path, at: version),
-            let entry = try? ResponseCacheMiddleware.entry(response, body: body, route: route, acceptEncoding: acceptEncoding)
+        guard let (headers, body, route) = search(uri, path: path, at: version) ?? speciesRecord(path: path, at: version),
+            let entry = try? ResponseCacheMiddleware.entry(headers: headers, body: body, route: route, acceptEncoding: acceptEncoding)
         else { return nil }
         cache.keep(entry, for: key, dependency: ResponseCacheMiddleware.dependency(of: path), madeAt: version)
         return entry
     }
 
-    /// A catalog search's response and body, when the store makes it from memory; nil for another path, a
+    /// A catalog search's response fields and body, when the store makes it from memory; nil for another path, a
     /// parameter the route refuses (it answers the 400), a search for more than the default page of each kind
     /// (its document, up to 1,000 species, is made and gzipped on a task, not on the loop that serves other
     /// connections), or a search the store cannot make from memory now.
-    private func search(_ uri: String, path: String, at version: DataVersion) -> (Response, ByteBuffer, String)? {
+    private func search(_ uri: String, path: String, at version: DataVersion) -> (HTTPFields, ByteBuffer, String)? {
         guard path == Self.searchPath, let (query, limit) = try? CatalogController.searchParameters(QueryValues(URI(uri).queryParameters)),
             limit <= Pagination.defaultLimit, let body = store.searchDocumentInMemory(query: query, limit: limit, at: version)
         else { return nil }
-        return (Response.json(body), body, Self.searchPath)
+        return (Response.json(body).headers, body, Self.searchPath)
     }
 
-    /// A species' record held in memory (`SpeciesRecords`), as `GET /species/{name}` answers it; nil for another
-    /// path, a name the route refuses, or a species not held (the route reads it, or answers the 404).
-    private func speciesRecord(path: String, at version: DataVersion) -> (Response, ByteBuffer, String)? {
+    /// A species' record held in memory (`SpeciesRecords`), its response fields and body as `GET /species/{name}`
+    /// answers it; nil for another path, a name the route refuses, or a species not held (the route reads it, or
+    /// answers the 404).
+    private func speciesRecord(path: String, at version: DataVersion) -> (HTTPFields, ByteBuffer, String)? {
         guard path.hasPrefix(Self.speciesPrefix) else { return nil }
         let segment = path.dropFirst(Self.speciesPrefix.count)
         // `/species/search` is a route of its own.
         guard !segment.isEmpty, !segment.utf8.contains(UInt8(ascii: "/")), segment != "search" else { return nil }
-        let name = String(segment).percentDecoded
-        guard !name.utf8.contains(0), let record = speciesRecords.heldRecord(named: name, at: version) else { return nil }
-        return (SpeciesRecords.response(record), record.body, Self.speciesRoute)
+        guard let name = try? OakRequestContext.decodedPathParameter(String(segment), name: "name"),
+            let record = speciesRecords.heldRecord(named: name, at: version)
+        else { return nil }
+        return (SpeciesRecords.response(record).headers, record.body, Self.speciesRoute)
     }
 
     /// The answer to a held request, or nil when the router must answer it (the rate limit refuses it).

@@ -82,10 +82,11 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         return (.ok, entry.headers, try entry.sentBody())
     }
 
-    /// The answer a route's response made in memory gets without the router (`CachedReads`): the fields
-    /// compression and this middleware add (the ETag, unless the route set one), as on the routed path.
-    static func entry(_ response: Response, body: ByteBuffer, route: String, acceptEncoding: String?) throws -> ResponseCache.Entry {
-        var (headers, body) = (response.headers, body)
+    /// The answer a route's response (its `headers` and `body`) made in memory gets without the router
+    /// (`CachedReads`): the fields compression and this middleware add (the ETag, unless the route set one), as
+    /// on the routed path.
+    static func entry(headers: HTTPFields, body: ByteBuffer, route: String, acceptEncoding: String?) throws -> ResponseCache.Entry {
+        var (headers, body) = (headers, body)
         if CompressionMiddleware.compresses(headers, length: body.readableBytes, acceptEncoding: acceptEncoding) {
             body = try CompressionMiddleware.gzip(body, headers: &headers)
         }
