@@ -52,7 +52,8 @@ extension OakClient {
     }
 
     /// `POST /api/v1/sync/push`: one result per change, in order. Re-sending a change returns the same result.
-    public func push(_ changes: [PushChange]) async throws(OakClientError) -> PushResponse {
-        try await call("POST", url(["sync", "push"]), body: PushRequest(changes: changes))
+    /// `cursor`, the device's pull cursor, lets the server refuse (410) base versions from another history.
+    public func push(_ changes: [PushChange], cursor: String? = nil) async throws(OakClientError) -> PushResponse {
+        try await call("POST", url(["sync", "push"]), body: PushRequest(changes: changes, cursor: cursor))
     }
 }

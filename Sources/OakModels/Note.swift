@@ -61,7 +61,8 @@ public struct Note: Codable, Hashable, Sendable {
         try container.encode(fields, forKey: .fields)
         try container.encode(sourceId, forKey: .sourceId)
         try container.encode(WireTime.format(createdAt), forKey: .createdAt)
-        try container.encode(WireTime.format(updatedAt), forKey: .updatedAt)
+        let precise = encoder.userInfo[WireJSON.preciseTimes] as? Bool == true
+        try container.encode(precise ? WireTime.formatPrecise(updatedAt) : WireTime.format(updatedAt), forKey: .updatedAt)
         try container.encode(version, forKey: .version)
         try container.encodeIfPresent(reference.flowers, forKey: .flowers)
         try container.encodeIfPresent(reference.hardinessHabitat, forKey: .hardinessHabitat)

@@ -74,13 +74,12 @@ public struct OakError: Error, Codable, Hashable, Sendable {
         validation([FieldError(field: field, message: message)])
     }
 
-    /// A 404 for a body field that names something that does not exist (a species, a source, a parent
-    /// taxon), with the field in `details.errors` as a validation error has it. The original server answers
-    /// an unknown source this way.
+    /// A 400 for a body field that names something that does not exist (a species, a source, a parent
+    /// taxon): a validation error naming the field. The notes specification answers a note for an unknown
+    /// species with 400, and its clients read 404 as "this id does not exist", so a reference in a body is
+    /// the client's input to fix, never a 404; 404 stays for unknown ids in paths.
     public static func unknownReference(_ field: String, _ message: String) -> OakError {
-        var error = invalid(field, message)
-        error.code = .notFound
-        return error
+        invalid(field, message)
     }
 
     /// A 409 for a change the resource's current state forbids (a note's species or source), naming the field.

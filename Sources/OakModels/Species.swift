@@ -185,6 +185,33 @@ public struct Species: Codable, Hashable, Sendable {
     public static func alternateName(_ normalized: String) -> String {
         normalized.hasPrefix(hybridSign + " ") ? String(normalized.dropFirst(2)) : "\(hybridSign) \(normalized)"
     }
+
+    /// The names a species asked for as `name` may be stored under, in the order they are tried: the name
+    /// exactly as given (trimmed), its normalized spelling, the other spelling of the leading marker, then each
+    /// of those with the ASCII "x" and "X" for the sign. Real databases hold hybrids spelled every way
+    /// ("berberidifolia × douglasii" beside "berberidifolia x cornelius-mulleri"); the exact stored name wins,
+    /// so every record is reachable by the name it is stored under. At most `maxStoredSpellings` names.
+    public static func storedSpellings(of name: String) -> [String] {
+        let normalized = normalizedName(name)
+        let alternate = alternateName(normalized)
+        var spellings = [String(name.trimmingWhitespace), normalized, alternate]
+        for spelling in [normalized, alternate] where spelling.contains(hybridSign) {
+            spellings.append(spelling.replacingOccurrences(of: hybridSign, with: "x"))
+            spellings.append(spelling.replacingOccurrences(of: hybridSign, with: "X"))
+        }
+        var seen: Set<String> = []
+        return spellings.filter { !$0.isEmpty && seen.insert($0).inserted }
+    }
+
+    /// The most names `storedSpellings(of:)` gives.
+    public static let maxStoredSpellings = 7
+
+    /// `storedSpellings(of:)` padded to `maxStoredSpellings` with its last name, for a query of a fixed shape
+    /// (one prepared statement whatever the name).
+    public static func storedSpellingsPadded(of name: String) -> [String] {
+        let spellings = storedSpellings(of: name)
+        return spellings + Array(repeating: spellings.last ?? "", count: maxStoredSpellings - spellings.count)
+    }
 }
 
 /// A species create or update request: each field absent, `null` or a value.

@@ -242,12 +242,17 @@ public struct PushChange: Codable, Hashable, Sendable {
     }
 }
 
-/// A push request: `{"changes": [...]}`, at most `maxChanges`.
+/// A push request: `{"changes": [...], "cursor": "..."}`, at most `maxChanges`.
 public struct PushRequest: Codable, Sendable {
     public var changes: [PushChange]
+    /// The device's pull cursor, naming the history its base versions come from; a cursor of another database
+    /// or ahead of the server's log is answered 410 with a `reason`, and nothing is applied. Optional: a
+    /// client that sends none is not checked.
+    public var cursor: String?
 
-    public init(changes: [PushChange]) {
+    public init(changes: [PushChange], cursor: String? = nil) {
         self.changes = changes
+        self.cursor = cursor
     }
 
     /// The largest batch accepted; larger ones answer 413.

@@ -19,4 +19,17 @@ public enum SyncRules {
     public static func recordedTime(of pushed: Date, now: Date) -> Date {
         WireTime.milliseconds(pushed > now.addingTimeInterval(allowedClockSkew) ? now : pushed)
     }
+
+    /// The smallest step of time the rule tells apart: a millisecond, the precision stored and sent.
+    public static let tick: TimeInterval = 0.001
+
+    /// A hybrid logical time: `time`, unless that is not later than `seen` (the version a change was made on,
+    /// or the latest time a device has seen), when it is a tick after `seen`. A change is never ordered before
+    /// what it was made on, however slow the clock that stamped it: a device whose clock runs a minute behind
+    /// still writes after the version it edited, and loses to what was written after that version.
+    public static func hybridTime(_ time: Date, after seen: Date) -> Date {
+        let time = WireTime.milliseconds(time)
+        let seen = WireTime.milliseconds(seen)
+        return time > seen ? time : seen.addingTimeInterval(tick)
+    }
 }

@@ -99,7 +99,9 @@ public protocol SyncRepository: Sendable {
     /// the compaction horizon (or from another database) answers 410.
     func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> PulledPage
     /// Applies note changes in order; the results are returned as JSON, the wire form of `PushResponse`.
-    func push(_ changes: [PushChange]) async throws -> ByteBuffer
+    /// `cursor`, the device's pull cursor when it sent one, names the history its base versions come from:
+    /// one of another history is answered 410 before any change is applied (`PullWindow.sameHistory`).
+    func push(_ changes: [PushChange], cursor: String?) async throws -> ByteBuffer
     /// Removes tombstones and push receipts older than `horizon`; returns how many tombstones went.
     func compact(olderThan horizon: Date) async throws -> Int
 }

@@ -85,14 +85,14 @@ extension PostgresStore: NoteRepository {
     static func newNoteRecord(_ session: PostgresSession, id: UUID, name: String, sourceId: Int?, fields: NoteFields, at time: Date)
         async throws -> SpeciesSource
     {
-        let key = Species.normalizedName(name)
         let sourceId = sourceId ?? Source.personalObservationID
+        let source = "$\(Species.maxStoredSpellings + 1)"
         let row = try await session.row(
             """
-            SELECT e.scientific_name AS species, EXISTS (SELECT 1 FROM sources WHERE id = $3)::int AS source_exists,
-                (SELECT uuid FROM species_sources ss WHERE ss.scientific_name = e.scientific_name AND ss.source_id = $3) AS existing
-            FROM (SELECT scientific_name FROM oak_entries WHERE scientific_name IN ($1, $2) ORDER BY (scientific_name = $1) DESC LIMIT 1) e
-            """, [.text(key), .text(Species.alternateName(key)), StoredValue(sourceId)])
+            SELECT e.scientific_name AS species, EXISTS (SELECT 1 FROM sources WHERE id = \(source))::int AS source_exists,
+                (SELECT uuid FROM species_sources ss WHERE ss.scientific_name = e.scientific_name AND ss.source_id = \(source)) AS existing
+            FROM (\(byStoredSpelling("scientific_name"))) e
+            """, storedSpellings(of: name) + [StoredValue(sourceId)])
         return try newNoteRecord(
             id: id, name: name, storedName: row?.text("species"), sourceId: sourceId, sourceExists: row?.bool("source_exists") ?? false,
             existing: row?.text("existing"), fields: fields, at: time)

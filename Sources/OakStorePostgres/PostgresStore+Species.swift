@@ -85,29 +85,35 @@ extension PostgresStore: SpeciesRepository {
 
     // MARK: Shared queries
 
-    /// The species a name from a request means: its normalized spelling, or the other spelling of a hybrid,
-    /// the exact one first (as the SQLite store reads it).
+    /// The species a name from a request means: the one stored under that exact name, else under another
+    /// spelling of it (`Species.storedSpellings`), in that order (as the SQLite store reads it).
     static func fetchSpecies(_ session: PostgresSession, _ name: String) async throws -> Species {
         Species(row: try await speciesRow(session, name, columns: "*"))
     }
 
     /// `columns` of the species a name means (see `fetchSpecies`); 404 when there is none.
     static func speciesRow(_ session: PostgresSession, _ name: String, columns: String) async throws -> PostgresRandomAccessRow {
-        let key = Species.normalizedName(name)
-        guard
-            let row = try await session.row(
-                "SELECT \(columns) FROM oak_entries WHERE scientific_name IN ($1, $2) ORDER BY (scientific_name = $1) DESC LIMIT 1",
-                [.text(key), .text(Species.alternateName(key))])
-        else { throw OakError.notFound("Species", key) }
+        guard let row = try await session.row(byStoredSpelling(columns), storedSpellings(of: name)) else {
+            throw OakError.notFound("Species", Species.normalizedName(name))
+        }
         return row
     }
 
     /// The name a species is stored under (see `fetchSpecies`), or nil when there is none.
     static func existingName(_ session: PostgresSession, _ name: String) async throws -> String? {
-        let key = Species.normalizedName(name)
-        return try await session.text(
-            "SELECT scientific_name FROM oak_entries WHERE scientific_name IN ($1, $2) ORDER BY (scientific_name = $1) DESC LIMIT 1",
-            [.text(key), .text(Species.alternateName(key))])
+        try await session.text(byStoredSpelling("scientific_name"), storedSpellings(of: name))
+    }
+
+    /// SQL of `columns` of the species stored under the first of the parameters $1…$N that one is stored
+    /// under (`storedSpellings(of:)` binds them).
+    static func byStoredSpelling(_ columns: String) -> String {
+        let list = (1...Species.maxStoredSpellings).map { "$\($0)" }.joined(separator: ", ")
+        return "SELECT \(columns) FROM oak_entries WHERE scientific_name IN (\(list)) ORDER BY array_position(ARRAY[\(list)]::text[], scientific_name) LIMIT 1"
+    }
+
+    /// The parameters of `byStoredSpelling`: a name's stored spellings (`Species.storedSpellingsPadded`).
+    static func storedSpellings(of name: String) -> [StoredValue] {
+        Species.storedSpellingsPadded(of: name).map(StoredValue.text)
     }
 
     /// The name a species is stored under; the normalized name when there is none.

@@ -60,6 +60,13 @@ extension PostgresStore: SpeciesSourceRepository {
         try await stampTombstone(session, record.uuid, at: time)
     }
 
+    /// Records a tombstone of a note the database does not hold, at `time`, under a new version (the log's next
+    /// sequence number), replacing any earlier one (`PushPlan.recordTombstone`).
+    static func recordTombstone(_ session: PostgresSession, _ id: UUID, at time: Date) async throws {
+        try await session.execute("SELECT oak_log_change('notes', $1, 'delete')", [.text(id.wireString)])
+        try await stampTombstone(session, id, at: time)
+    }
+
     /// Records `time` as when a deleted note's delete happened.
     static func stampTombstone(_ session: PostgresSession, _ id: UUID, at time: Date) async throws {
         try await session.execute(

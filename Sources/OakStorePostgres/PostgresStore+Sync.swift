@@ -28,12 +28,16 @@ extension PostgresStore: SyncRepository {
         }
     }
 
-    public func push(_ changes: [PushChange]) async throws -> ByteBuffer {
+    public func push(_ changes: [PushChange], cursor: String?) async throws -> ByteBuffer {
         guard changes.count <= PushRequest.maxChanges else {
             throw OakError(.payloadTooLarge, "A push may carry at most \(PushRequest.maxChanges) changes; send smaller batches")
         }
         let now = self.now
         return try await write { session in
+            if let cursor {
+                _ = try PullWindow.sameHistory(
+                    cursor, database: try await Self.databaseID(session), head: try await Self.changeLogHead(session), field: "cursor")
+            }
             // Each statement is a round trip: what every change of the batch needs is read in six queries.
             var batch = try await Self.pushBatch(session, changes)
             var slots = try await PushNoteSlots.read(session, for: batch)
@@ -75,9 +79,11 @@ extension PostgresStore: SyncRepository {
         Int64(try await session.text("SELECT value FROM sync_state WHERE key = 'compacted_through'") ?? "0") ?? 0
     }
 
-    /// This database's identity, which every cursor carries.
+    /// This database's identity, which every cursor carries: the id it was created with, and the object id of
+    /// its change log, which `pg_restore` (with `--clean`, or into a new database) and a dump loaded anywhere
+    /// give anew. A restored database is so another history: every device's cursor is answered 410.
     static func databaseID(_ session: PostgresSession) async throws -> String {
-        try await session.text("SELECT value FROM sync_state WHERE key = 'database_id'") ?? "0"
+        try await session.text("SELECT value || to_hex('change_log'::regclass::oid::bigint) FROM sync_state WHERE key = 'database_id'") ?? "0"
     }
 
     /// Writes a page of the change log (`seq, entity, entity_key, op`) as `SyncChange`s: notes from one
@@ -194,9 +200,9 @@ extension PostgresStore: SyncRepository {
                 try await deleteSpeciesSource(session, try await fetchSpeciesSource(session, note.scientificName, note.sourceId), at: time)
                 slots.freed(by: note)
                 return .answer(PushResult(id: change.id, status: .applied, version: try await fetchTombstone(session, change.id)?.version))
-            case .moveTombstone(let tombstone, let time):
-                try await stampTombstone(session, change.id, at: time)
-                return .answer(PushResult(id: change.id, status: .applied, version: tombstone.version))
+            case .recordTombstone(let time):
+                try await recordTombstone(session, change.id, at: time)
+                return .answer(PushResult(id: change.id, status: .applied, version: try await fetchTombstone(session, change.id)?.version))
             case .update(let fields, let time):
                 try await saveNote(session, id: change.id, fields: fields, updatedAt: time)
             case .unchanged:

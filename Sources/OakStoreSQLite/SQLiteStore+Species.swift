@@ -33,10 +33,9 @@ extension SQLiteStore: SpeciesRepository {
 
     public func encodedSpeciesFull(named name: String) async throws -> ByteBuffer {
         try read { db in
-            let key = Species.normalizedName(name)
-            let species = try db.cachedStatement(sql: Self.speciesRecordByNameThenAlternate)
-            let speciesRow = try Row.fetchCursor(species, arguments: [key, Species.alternateName(key)])
-            guard try speciesRow.next() != nil else { throw OakError.notFound("Species", key) }
+            let species = try db.cachedStatement(sql: Self.speciesRecordByStoredSpelling)
+            let speciesRow = try Row.fetchCursor(species, arguments: StatementArguments(Species.storedSpellingsPadded(of: name)))
+            guard try speciesRow.next() != nil else { throw OakError.notFound("Species", Species.normalizedName(name)) }
             let speciesColumns = StatementColumns(species)
             let sources = try db.cachedStatement(sql: Self.sourceRowsOfSpecies)
             let sourceRows = try Row.fetchCursor(sources, arguments: [speciesColumns.string(SpeciesRecordColumn.scientificName.rawValue)])
@@ -101,16 +100,14 @@ extension SQLiteStore: SpeciesRepository {
 
     // MARK: Shared queries
 
-    /// The species a name from a request means: its normalized spelling, or the other spelling of a hybrid
-    /// ("× bebbiana" or "bebbiana", for files that stored hybrids without the sign), the exact one first.
+    /// The species a name from a request means: the one stored under that exact name, else under another
+    /// spelling of it (`Species.storedSpellings`), in that order.
     static func fetchSpecies(_ db: Database, _ name: String) throws -> Species {
-        let key = Species.normalizedName(name)
         // A cached statement: this lookup is on the hot path of most species and note routes.
         guard
             let species = try db.fetchOne(
-                cachedSQL: speciesByNameThenAlternate,
-                arguments: [key, Species.alternateName(key)], Species.init(row:))
-        else { throw OakError.notFound("Species", key) }
+                cachedSQL: speciesByStoredSpelling, arguments: StatementArguments(Species.storedSpellingsPadded(of: name)), Species.init(row:))
+        else { throw OakError.notFound("Species", Species.normalizedName(name)) }
         return species
     }
 
@@ -128,21 +125,22 @@ extension SQLiteStore: SpeciesRepository {
 
     /// The name a species is stored under (see `fetchSpecies`), or nil when there is none.
     static func existingName(_ db: Database, _ name: String) throws -> String? {
-        let key = Species.normalizedName(name)
-        return try String.fetchOne(
-            db, cachedSQL: nameByNameThenAlternate, arguments: [key, Species.alternateName(key)])
+        try String.fetchOne(db, cachedSQL: nameByStoredSpelling, arguments: StatementArguments(Species.storedSpellingsPadded(of: name)))
     }
 
-    /// SQL of `columns` of the species named ?1, else of the one named ?2. Not `IN (?1, ?2) ORDER BY … LIMIT 1`:
-    /// SQLite runs that through two temporary b-trees (the list and the sort), opened and closed on each call,
-    /// which made this lookup a sixth of a pushed note's time.
-    private static func byNameThenAlternate(_ columns: String) -> String {
-        "SELECT \(columns) FROM oak_entries WHERE scientific_name = ?1 UNION ALL SELECT \(columns) FROM oak_entries WHERE scientific_name = ?2 LIMIT 1"
+    /// SQL of `columns` of the species stored under the first of ?1…?N (`Species.storedSpellingsPadded`) that
+    /// one is stored under. Arms of a `UNION ALL … LIMIT 1`, which SQLite runs in order and stops at the first
+    /// row: a name stored as asked costs one index lookup. Not `IN (…) ORDER BY … LIMIT 1`: SQLite runs that
+    /// through two temporary b-trees (the list and the sort), opened and closed on each call, which made this
+    /// lookup a sixth of a pushed note's time.
+    private static func byStoredSpelling(_ columns: String) -> String {
+        (1...Species.maxStoredSpellings).map { "SELECT \(columns) FROM oak_entries WHERE scientific_name = ?\($0)" }
+            .joined(separator: " UNION ALL ") + " LIMIT 1"
     }
 
-    private static let speciesByNameThenAlternate = byNameThenAlternate("*")
-    private static let speciesRecordByNameThenAlternate = byNameThenAlternate(SpeciesRecordColumn.list)
-    private static let nameByNameThenAlternate = byNameThenAlternate("scientific_name")
+    private static let speciesByStoredSpelling = byStoredSpelling("*")
+    private static let speciesRecordByStoredSpelling = byStoredSpelling(SpeciesRecordColumn.list)
+    private static let nameByStoredSpelling = byStoredSpelling("scientific_name")
 
     static func speciesExists(_ db: Database, _ name: String) throws -> Bool {
         try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM oak_entries WHERE scientific_name = ?)", arguments: [name]) ?? false

@@ -63,6 +63,17 @@ extension SQLiteStore: SpeciesSourceRepository {
         try stampTombstone(db, record.uuid, at: time)
     }
 
+    /// Records a tombstone of a note the database does not hold, at `time`, under a new version (the log's next
+    /// sequence number), replacing any earlier one (`PushPlan.recordTombstone`).
+    static func recordTombstone(_ db: Database, _ id: UUID, at time: Date) throws {
+        try db.execute(
+            cachedSQL: "DELETE FROM change_log AS c WHERE c.entity = 'notes' AND c.entity_key = ? AND \(NoteLog.byNoteRow.keyedEntry)",
+            arguments: [id.wireString])
+        try db.execute(
+            cachedSQL: "INSERT INTO change_log(entity, entity_key, op, changed_at, deleted_at) VALUES ('notes', ?, 'delete', \(Schema.now), ?)",
+            arguments: [id.wireString, WireTime.formatPrecise(time)])
+    }
+
     /// Records `time` as when a deleted note's delete happened.
     static func stampTombstone(_ db: Database, _ id: UUID, at time: Date) throws {
         try db.execute(

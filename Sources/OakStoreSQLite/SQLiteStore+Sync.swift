@@ -23,11 +23,12 @@ extension SQLiteStore: SyncRepository {
         }
     }
 
-    public func push(_ changes: [PushChange]) async throws -> ByteBuffer {
+    public func push(_ changes: [PushChange], cursor: String?) async throws -> ByteBuffer {
         guard changes.count <= PushRequest.maxChanges else {
             throw OakError(.payloadTooLarge, "A push may carry at most \(PushRequest.maxChanges) changes; send smaller batches")
         }
         return try await write { db in
+            if let cursor { _ = try PullWindow.sameHistory(cursor, database: try Self.databaseID(db), head: try Self.changeLogVersion(db), field: "cursor") }
             let now = self.now
             // What every change of the batch needs is read in four queries, not four per change.
             var batch = try Self.pushBatch(db, changes)
@@ -242,9 +243,9 @@ extension SQLiteStore: SyncRepository {
             case .delete(let note, let time):
                 try deleteSpeciesSource(db, try fetchSpeciesSource(db, note.scientificName, note.sourceId), at: time)
                 return .answer(PushResult(id: change.id, status: .applied, version: try fetchTombstone(db, change.id)?.version))
-            case .moveTombstone(let tombstone, let time):
-                try stampTombstone(db, change.id, at: time)
-                return .answer(PushResult(id: change.id, status: .applied, version: tombstone.version))
+            case .recordTombstone(let time):
+                try recordTombstone(db, change.id, at: time)
+                return .answer(PushResult(id: change.id, status: .applied, version: try fetchTombstone(db, change.id)?.version))
             case .update(let fields, let time):
                 try saveNote(db, id: change.id, fields: fields, updatedAt: time)
             case .unchanged:

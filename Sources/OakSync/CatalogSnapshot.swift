@@ -34,10 +34,10 @@ public struct CatalogSnapshot: Hashable, Sendable {
         self.states = states
     }
 
-    /// A species by name, in any spelling the server accepts ("Quercus alba", "x bebbiana").
+    /// A species by name, in any spelling the server accepts ("Quercus alba", "x bebbiana"), the exact stored
+    /// name first, as the server looks it up (`Species.storedSpellings`).
     public func species(named name: String) -> Species? {
-        let normalized = Species.normalizedName(name)
-        return (speciesIndex[normalized] ?? speciesIndex[Species.alternateName(normalized)]).map { species[$0] }
+        Species.storedSpellings(of: name).lazy.compactMap { speciesIndex[$0] }.first.map { species[$0] }
     }
 
     /// A source by id.
@@ -113,6 +113,16 @@ extension LocalStore {
         let json = try String.fetchOne(
             db, sql: "SELECT record FROM catalog WHERE entity = ? AND key = ?", arguments: [key.entity.rawValue, key.key])
         return try json.map { try JSONDecoder().decode(Record.self, from: Data($0.utf8)) }
+    }
+
+    /// The name a species asked for as `name` is cached under: the first of its stored spellings the catalog
+    /// holds (the exact name first, as the server looks it up), else the name normalized.
+    static func storedSpeciesName(_ db: Database, _ name: String) throws -> String {
+        for spelling in Species.storedSpellings(of: name)
+        where try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM catalog WHERE entity = 'species' AND key = ?)", arguments: [spelling]) == true {
+            return spelling
+        }
+        return Species.normalizedName(name)
     }
 
     /// Writes a catalog record with its sync state (a rejection cleared).

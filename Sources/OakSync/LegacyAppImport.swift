@@ -89,7 +89,7 @@ public struct LegacyAppImport: Sendable {
             summary.problems.append("note \(old.id.wireString): it names no species")
             return
         }
-        if let known = try (LocalStore.record(db, .species(name)) as Species?) ?? LocalStore.record(db, .species(Species.alternateName(name))) {
+        if let known = try LocalStore.record(db, .species(try LocalStore.storedSpeciesName(db, old.taxonomy.species))) as Species? {
             name = known.scientificName
         } else {
             var patch = SpeciesPatch()
@@ -132,6 +132,7 @@ public struct LegacyAppImport: Sendable {
 }
 
 /// A note as the original app's `species_notes.json` holds it (ISO 8601 dates, snake_case field names).
+/// Other keys (`photoFileNames`) are ignored; a missing `sourceId` means a personal observation.
 struct LegacyNote: Decodable {
     struct Taxonomy: Decodable {
         var subgenus: String?
@@ -147,6 +148,42 @@ struct LegacyNote: Decodable {
     var sourceId: Int?
     var createdAt: Date
     var updatedAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, taxonomy, fields, sourceId, createdAt, updatedAt
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(UUID.self, forKey: .id)
+        taxonomy = try container.decode(Taxonomy.self, forKey: .taxonomy)
+        fields = try Self.decodeFields(container)
+        sourceId = try container.decodeIfPresent(Int.self, forKey: .sourceId)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+        updatedAt = try container.decode(Date.self, forKey: .updatedAt)
+    }
+
+    /// `fields` in either form a file may hold: an object `{name: text}`, or the array `[name, text, name,
+    /// text, ...]` that `JSONEncoder` writes for a dictionary whose key type is neither `String`, `Int` nor
+    /// `CodingKeyRepresentable`. A missing or null `fields` is no fields; an odd-length array or a
+    /// non-string element is a decoding error.
+    private static func decodeFields(_ container: KeyedDecodingContainer<CodingKeys>) throws -> [String: String] {
+        guard container.contains(.fields), try !container.decodeNil(forKey: .fields) else { return [:] }
+        // Not an array: decode it as the object, whose decoding error is then the one reported.
+        guard var list = try? container.nestedUnkeyedContainer(forKey: .fields) else {
+            return try container.decode([String: String].self, forKey: .fields)
+        }
+        var fields: [String: String] = [:]
+        while !list.isAtEnd {
+            let name = try list.decode(String.self)
+            guard !list.isAtEnd else {
+                throw DecodingError.dataCorruptedError(
+                    in: list, debugDescription: "fields: the name \"\(name)\" has no text (an odd number of elements)")
+            }
+            fields[name] = try list.decode(String.self)
+        }
+        return fields
+    }
 
     /// The old field names, as the notes API names them.
     private static let fieldNames: [String: NoteFields.Field] = [

@@ -144,18 +144,18 @@ public final class LocalStore: Sendable {
 
     /// The species' data from every source, as notes (personal observations included).
     public func sourceData(of name: String) async throws -> [LocalNote] {
-        try await writer.read { db in try Self.sourceDataRequest(name).fetchAll(db) }
+        try await writer.read { db in try Self.sourceDataRequest(db, name).fetchAll(db) }
     }
 
-    private static func sourceDataRequest(_ name: String) -> QueryInterfaceRequest<LocalNote> {
-        LocalNote.filter(LocalNote.CodingKeys.scientificName == Species.normalizedName(name))
+    private static func sourceDataRequest(_ db: Database, _ name: String) throws -> QueryInterfaceRequest<LocalNote> {
+        LocalNote.filter(LocalNote.CodingKeys.scientificName == (try storedSpeciesName(db, name)))
             .filter(LocalNote.CodingKeys.syncStatus != NoteSyncStatus.pendingDelete.rawValue)
             .order(LocalNote.CodingKeys.sourceId)
     }
 
     /// The same list as `sourceData(of:)`, sent again whenever it changes.
     public func observeSourceData(of name: String) -> AsyncStream<[LocalNote]> {
-        let observation = ValueObservation.tracking { db in try Self.sourceDataRequest(name).fetchAll(db) }.removeDuplicates()
+        let observation = ValueObservation.tracking { db in try Self.sourceDataRequest(db, name).fetchAll(db) }.removeDuplicates()
         return Self.stream(of: observation, in: writer, label: "oak.sourcedata.observe")
     }
 

@@ -16,7 +16,7 @@ public final class NotesRepository: Sendable {
 
     /// The visible notes of one source (personal observations unless told), optionally of one species, by species name.
     public func notes(species: String? = nil, sourceId: Int = Source.personalObservationID) async throws -> [LocalNote] {
-        try await store.writer.read { db in try Self.visible(species: species, sourceId: sourceId).fetchAll(db) }
+        try await store.writer.read { db in try Self.visible(db, species: species, sourceId: sourceId).fetchAll(db) }
     }
 
     /// The same list as `notes`, sent again whenever it changes (local writes and sync alike). With
@@ -25,7 +25,7 @@ public final class NotesRepository: Sendable {
         -> AsyncStream<[LocalNote]>
     {
         let observation = ValueObservation.tracking { db in
-            try Self.visible(species: species, sourceId: sourceId, includingDeleted: includingDeleted).fetchAll(db)
+            try Self.visible(db, species: species, sourceId: sourceId, includingDeleted: includingDeleted).fetchAll(db)
         }
         .removeDuplicates()
         return LocalStore.stream(of: observation, in: store.writer, label: "oak.notes.observe")
@@ -48,9 +48,9 @@ public final class NotesRepository: Sendable {
     /// Creates a note for a species; throws CONFLICT if the species already has a note from that source.
     @discardableResult
     public func create(scientificName: String, sourceId: Int = Source.personalObservationID, fields: NoteFields) async throws -> LocalNote {
-        let name = Species.normalizedName(scientificName)
         let now = WireTime.milliseconds(clock())
         let note = try await store.writer.write { db in
+            let name = try LocalStore.storedSpeciesName(db, scientificName)
             let taxonomy = try (LocalStore.record(db, .species(name)) as Species?).map {
                 NoteTaxonomy(subgenus: $0.subgenus, section: $0.section, subsection: $0.subsection, complex: $0.complex)
             }
@@ -104,10 +104,12 @@ public final class NotesRepository: Sendable {
         return note
     }
 
-    private static func visible(species: String?, sourceId: Int, includingDeleted: Bool = false) -> QueryInterfaceRequest<LocalNote> {
+    private static func visible(_ db: Database, species: String?, sourceId: Int, includingDeleted: Bool = false) throws
+        -> QueryInterfaceRequest<LocalNote>
+    {
         var request = LocalNote.filter(LocalNote.CodingKeys.sourceId == sourceId)
         if !includingDeleted { request = request.filter(LocalNote.CodingKeys.syncStatus != NoteSyncStatus.pendingDelete.rawValue) }
-        if let species { request = request.filter(LocalNote.CodingKeys.scientificName == Species.normalizedName(species)) }
+        if let species { request = request.filter(LocalNote.CodingKeys.scientificName == (try LocalStore.storedSpeciesName(db, species))) }
         return request.order(LocalNote.CodingKeys.scientificName)
     }
 
@@ -119,8 +121,11 @@ public final class NotesRepository: Sendable {
     }
 
     /// Stamps a local write: new time, next local version, pending, and any rejection cleared (the user edited it).
+    /// The time is a hybrid logical time (`SyncRules.hybridTime`): never earlier than the latest time the device
+    /// has seen (any note it holds, this one's version included), whatever its clock says.
     private static func markPending(_ db: Database, _ note: inout LocalNote, _ status: NoteSyncStatus, at now: Date) throws {
-        note.updatedAt = now
+        let latestSeen = try Row.fetchOne(db, sql: "SELECT MAX(updated_at) FROM notes").flatMap { row in row[0] as Date? }
+        note.updatedAt = latestSeen.map { SyncRules.hybridTime(now, after: $0) } ?? now
         note.localVersion += 1
         note.syncStatus = status
         note.lastError = nil

@@ -99,6 +99,9 @@ struct Reconciler: Sendable {
             }
             if serverLostHistory {
                 for id in absent { try LocalStore.queueLostNote(db, id) }
+                // Base versions name versions of the lost history: pending changes are weighed afresh by last
+                // write wins, as new changes (no base version), never fast-forwarded on a reused number.
+                try db.execute(sql: "UPDATE notes SET server_version = 0 WHERE sync_status != 'synced'")
             } else {
                 _ = try LocalNote.deleteAll(db, keys: absent)
             }

@@ -165,7 +165,14 @@ public actor SyncEngine {
         setAside = []
         do {
             for _ in 0..<configuration.maxRounds {
-                try await push()
+                do {
+                    try await push()
+                } catch let error as OakClientError where error.status == 410 {
+                    // The server is not the history this device's base versions come from (restored from a
+                    // backup, or another database): its snapshot first; the next round pushes what it lacks.
+                    try await pullSnapshot(serverLostHistory: CursorRefusal.serverLostHistory(error.serverError.flatMap(CursorRefusal.init)))
+                    continue
+                }
                 try await pull()
                 // Another round while a pull left something to push (notes or catalog records a restored server lost).
                 if try await reconciler.pushableIDs().isEmpty, try await !catalogPusher.hasPending() { break }
@@ -184,9 +191,10 @@ public actor SyncEngine {
     }
 
     /// Pushes the catalog records created here, then every pushable note in batches, each read afresh
-    /// just before it is sent.
+    /// just before it is sent, with the pull cursor: the server refuses (410) base versions of another history.
     private func push() async throws {
         try await catalogPusher.push(client, retry: configuration.retry, sleeper: sleeper)
+        let cursor = try await repository.store.cursor()
         let ids = try await reconciler.pushableIDs()
         for start in stride(from: 0, to: ids.count, by: configuration.pushBatchSize) {
             let batch = try await reconciler.pushable(Array(ids[start..<min(start + configuration.pushBatchSize, ids.count)]))
@@ -194,7 +202,7 @@ public actor SyncEngine {
             let changes = batch.map(\.pushChange)
             let client = client
             let response = try await configuration.retry.run(sleeper: sleeper) {
-                try await client.push(changes)
+                try await client.push(changes, cursor: cursor)
             }
             try await reconciler.applyPushResults(response.results, sent: batch)
         }

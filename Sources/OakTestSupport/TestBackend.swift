@@ -55,6 +55,12 @@ public func temporaryPostgresDatabase() async throws -> String {
     return url
 }
 
+/// Runs a statement on a PostgreSQL database (a row written as another program wrote it); `?` placeholders
+/// are bound in order, as SQLite binds them.
+public func postgresExecute(url: String, _ sql: String, _ arguments: [String] = []) async throws {
+    _ = try await postgresCount(url: url, sql, arguments)
+}
+
 /// The first column of the first row of a query on a PostgreSQL database, as an integer; `?` placeholders
 /// are bound in order, as SQLite binds them.
 public func postgresCount(url: String, _ sql: String, _ arguments: [String]) async throws -> Int {

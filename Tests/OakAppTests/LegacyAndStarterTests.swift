@@ -10,21 +10,27 @@ import Testing
 @Suite("First launch: starter catalog and the original app's files")
 @MainActor
 struct LegacyAndStarterTests {
-    /// Notes in the original app's format (our own sample text): a known species, a hybrid, a species the
-    /// catalog lacks, one on a source the user added, and one with empty fields.
-    static let oldNotes = """
-        [
-          {"id": "6A1E9F10-0000-4000-8000-000000000001", "taxonomy": {"subgenus": "Quercus", "section": "Quercus", "species": "alba"},
-           "fields": {"common_names": "White oak", "leaf": "Rounded lobes", "range_habitat": "Dry ridges", "bark": ""},
-           "photoFileNames": [], "sourceId": 3, "createdAt": "2025-05-01T10:00:00Z", "updatedAt": "2025-05-02T11:30:00Z"},
-          {"id": "6A1E9F10-0000-4000-8000-000000000002", "taxonomy": {"subgenus": "Quercus", "section": "Quercus", "species": "× bebbiana"},
-           "fields": {"field_notes": "Intermediate leaves"}, "photoFileNames": [], "createdAt": "2025-05-03T09:00:00Z", "updatedAt": "2025-05-03T09:00:00Z"},
-          {"id": "6A1E9F10-0000-4000-8000-000000000003", "taxonomy": {"subgenus": "Quercus", "section": "Lobatae", "subsection": "Phellos", "species": "creekensis"},
-           "fields": {"acorn": "Tiny, striped"}, "photoFileNames": [], "sourceId": 3, "createdAt": "2025-06-01T08:00:00Z", "updatedAt": "2025-06-01T08:00:00Z"},
-          {"id": "6A1E9F10-0000-4000-8000-000000000004", "taxonomy": {"subgenus": "Quercus", "section": "Lobatae", "species": "rubra"},
-           "fields": {"form": "Broad crown"}, "photoFileNames": [], "sourceId": 7, "createdAt": "2025-06-02T08:00:00Z", "updatedAt": "2025-06-02T08:00:00Z"}
-        ]
-        """
+    /// Notes as the original app writes them (`OriginalAppNote`, encoded with its storage's settings; our own
+    /// sample text): a known species, a hybrid, a species the catalog lacks, and one on a source the user added.
+    static func oldNotes() throws -> Data {
+        func day(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
+        return try OriginalAppNote.encoder.encode([
+            OriginalAppNote(
+                id: UUID(uuidString: "6A1E9F10-0000-4000-8000-000000000001")!, taxonomy: .init(subgenus: "Quercus", section: "Quercus", species: "alba"),
+                fields: [.commonNames: "White oak", .leaf: "Rounded lobes", .rangeHabitat: "Dry ridges", .bark: ""], sourceId: 3,
+                createdAt: day("2025-05-01T10:00:00Z"), updatedAt: day("2025-05-02T11:30:00Z")),
+            OriginalAppNote(
+                id: UUID(uuidString: "6A1E9F10-0000-4000-8000-000000000002")!, taxonomy: .init(subgenus: "Quercus", section: "Quercus", species: "× bebbiana"),
+                fields: [.fieldNotes: "Intermediate leaves"], sourceId: nil, createdAt: day("2025-05-03T09:00:00Z"), updatedAt: day("2025-05-03T09:00:00Z")),
+            OriginalAppNote(
+                id: UUID(uuidString: "6A1E9F10-0000-4000-8000-000000000003")!,
+                taxonomy: .init(subgenus: "Quercus", section: "Lobatae", subsection: "Phellos", species: "creekensis"), fields: [.acorn: "Tiny, striped"],
+                sourceId: 3, createdAt: day("2025-06-01T08:00:00Z"), updatedAt: day("2025-06-01T08:00:00Z")),
+            OriginalAppNote(
+                id: UUID(uuidString: "6A1E9F10-0000-4000-8000-000000000004")!, taxonomy: .init(subgenus: "Quercus", section: "Lobatae", species: "rubra"),
+                fields: [.form: "Broad crown"], sourceId: 7, createdAt: day("2025-06-02T08:00:00Z"), updatedAt: day("2025-06-02T08:00:00Z")),
+        ])
+    }
 
     static let oldSources = """
         [
@@ -35,12 +41,14 @@ struct LegacyAndStarterTests {
 
     private func legacyFolder() throws -> URL {
         let folder = temporaryDirectory("oak-legacy")
-        try Data(Self.oldNotes.utf8).write(to: folder.appendingPathComponent("species_notes.json"))
+        try Self.oldNotes().write(to: folder.appendingPathComponent("species_notes.json"))
         try Data(Self.oldSources.utf8).write(to: folder.appendingPathComponent("sources.json"))
         return folder
     }
 
-    @Test("the original app's notes and sources move into the store on first launch, queued for upload, the old files untouched")
+    @Test(
+        "the original app's notes file, as its model and JSONEncoder write it (fields as an object), and its sources move into the store on first launch, queued for upload, the old files untouched"
+    )
     func migratesOldFiles() async throws {
         let folder = try legacyFolder()
         let before = try [
@@ -107,6 +115,112 @@ struct LegacyAndStarterTests {
         }
     }
 
+    /// Writes `notes` as `species_notes.json` with the original app's storage settings (`JSONEncoder`, ISO 8601
+    /// dates, pretty-printed with sorted keys) in a new folder; returns the folder and the bytes.
+    private func originalAppFolder(_ notes: [SynthesizedCodingNote]) throws -> (folder: URL, data: Data) {
+        let data = try OriginalAppNote.encoder.encode(notes)
+        let folder = temporaryDirectory("oak-legacy-encoded")
+        try data.write(to: folder.appendingPathComponent(LegacyAppImport.notesFileName))
+        return (folder, data)
+    }
+
+    @Test("a notes file whose fields the synthesized Encodable wrote from a [FieldKey: String] dictionary (an alternating array) imports")
+    func importsFieldsWrittenAsAlternatingArray() async throws {
+        let created = Date(timeIntervalSince1970: 1_746_093_600)  // 2025-05-01T10:00:00Z
+        let updated = Date(timeIntervalSince1970: 1_746_185_400)  // 2025-05-02T11:30:00Z
+        let albaID = UUID(uuidString: "6A1E9F10-0000-4000-8000-0000000000A1")!
+        let rubraID = UUID(uuidString: "6A1E9F10-0000-4000-8000-0000000000A2")!
+        let (folder, data) = try originalAppFolder([
+            SynthesizedCodingNote(
+                id: albaID, taxonomy: .init(subgenus: "Quercus", section: "Quercus", species: "alba"),
+                fields: [.commonNames: "White oak", .leaf: "Rounded lobes", .rangeHabitat: "Dry ridges"], sourceId: nil,
+                photoFileNames: ["\(albaID.uuidString)_1.jpg"], createdAt: created, updatedAt: updated),
+            SynthesizedCodingNote(
+                id: rubraID, taxonomy: .init(subgenus: "Quercus", section: "Lobatae", species: "rubra"),
+                fields: [.twigs: "Stout, reddish"], sourceId: Source.personalObservationID, photoFileNames: [],
+                createdAt: created, updatedAt: created),
+        ])
+        // The fixture really holds the array form: each note's fields decode as a list of strings.
+        let written = try JSONDecoder().decode([FieldsAsArray].self, from: data)
+        #expect(written.map(\.fields.count) == [6, 2])
+
+        let store = try LocalStore.inMemory()
+        try await store.importStarterCatalog(try StarterCatalog.bundled())
+        let summary = try await LegacyAppImport(store: store).run(directory: folder)
+        #expect(summary.importedNotes == 2)
+        #expect(summary.createdSpecies == 0)
+        #expect(summary.problems.isEmpty)
+        let notes = NotesRepository(store: store)
+        let alba = try #require(try await notes.note(id: albaID))
+        #expect(alba.scientificName == "alba")
+        #expect(alba.fields == NoteFields(commonNames: "White oak", leaf: "Rounded lobes", rangeHabitat: "Dry ridges"))
+        #expect(alba.sourceId == Source.personalObservationID)
+        #expect(alba.createdAt == created)
+        #expect(alba.updatedAt == updated)
+        #expect(alba.syncStatus == .pendingUpload)
+        let rubra = try #require(try await notes.note(id: rubraID))
+        #expect(rubra.scientificName == "rubra")
+        #expect(rubra.fields == NoteFields(twigs: "Stout, reddish"))
+        #expect(rubra.createdAt == created)
+        #expect(rubra.updatedAt == created)
+    }
+
+    @Test(
+        "an alternating-array notes file with an unknown field name, an empty text and no sourceId imports, dropping only the unknown field and the empty text")
+    func alternatingArrayToleratesUnknownAndEmpty() async throws {
+        let time = Date(timeIntervalSince1970: 1_748_764_800)  // 2025-06-01T08:00:00Z
+        let id = UUID(uuidString: "6A1E9F10-0000-4000-8000-0000000000B1")!
+        let (folder, data) = try originalAppFolder([
+            SynthesizedCodingNote(
+                id: id, taxonomy: .init(subgenus: "Quercus", section: "Quercus", species: "alba"),
+                fields: [.flowersExtra: "Catkins in April", .bark: "", .acorn: "Shallow cup", .fieldNotes: "   "], sourceId: nil,
+                photoFileNames: [], createdAt: time, updatedAt: time)
+        ])
+        #expect(try JSONDecoder().decode([FieldsAsArray].self, from: data).map(\.fields.count) == [8])
+        #expect(!String(decoding: data, as: UTF8.self).contains("sourceId"))
+
+        let store = try LocalStore.inMemory()
+        try await store.importStarterCatalog(try StarterCatalog.bundled())
+        let summary = try await LegacyAppImport(store: store).run(directory: folder)
+        #expect(summary.importedNotes == 1)
+        #expect(summary.problems.isEmpty)
+        let note = try #require(try await NotesRepository(store: store).note(id: id))
+        #expect(note.fields == NoteFields(acorn: "Shallow cup"))
+        #expect(note.sourceId == Source.personalObservationID)
+        #expect(note.updatedAt == time)
+    }
+
+    @Test("an alternating-array fields list with an odd number of elements or a non-string element is a decoding error, and nothing is imported")
+    func malformedAlternatingArrayFails() async throws {
+        for fields in [#"["leaf", "Lobed", "bark"]"#, #"["leaf", 3]"#] {
+            let folder = temporaryDirectory("oak-legacy-odd")
+            let file = """
+                [{"id": "6A1E9F10-0000-4000-8000-0000000000C1", "taxonomy": {"subgenus": "Quercus", "section": "Quercus", "species": "alba"},
+                  "fields": \(fields), "createdAt": "2025-06-01T08:00:00Z", "updatedAt": "2025-06-01T08:00:00Z"}]
+                """
+            try Data(file.utf8).write(to: folder.appendingPathComponent(LegacyAppImport.notesFileName))
+            let store = try LocalStore.inMemory()
+            await #expect(throws: DecodingError.self) { _ = try await LegacyAppImport(store: store).run(directory: folder) }
+            #expect(try await store.noteCount() == 0)
+        }
+    }
+
+    @Test("a note without fields and with keys the importer does not read imports with no fields")
+    func missingFieldsIsNoFields() async throws {
+        let folder = temporaryDirectory("oak-legacy-nofields")
+        let file = """
+            [{"id": "6A1E9F10-0000-4000-8000-0000000000D1", "taxonomy": {"subgenus": "Quercus", "section": "Quercus", "species": "alba"},
+              "photoFileNames": ["a.jpg"], "somethingNew": true, "createdAt": "2025-06-01T08:00:00Z", "updatedAt": "2025-06-01T08:00:00Z"}]
+            """
+        try Data(file.utf8).write(to: folder.appendingPathComponent(LegacyAppImport.notesFileName))
+        let store = try LocalStore.inMemory()
+        try await store.importStarterCatalog(try StarterCatalog.bundled())
+        #expect(try await LegacyAppImport(store: store).run(directory: folder).importedNotes == 1)
+        let note = try #require(try await NotesRepository(store: store).note(id: UUID(uuidString: "6A1E9F10-0000-4000-8000-0000000000D1")!))
+        #expect(note.fields == NoteFields())
+        #expect(note.sourceId == Source.personalObservationID)
+    }
+
     @Test("a bad old notes file is reported and nothing is imported")
     func badOldFile() async throws {
         let folder = temporaryDirectory("oak-legacy-bad")
@@ -127,4 +241,89 @@ struct LegacyAndStarterTests {
         #expect(bundled.species == fresh.species)
         #expect(bundled.sources == fresh.sources)
     }
+}
+
+/// A test-only stand-in for the original app's note model (our own code, the same shape): its fields are keyed
+/// by a `String` enum, and its hand-written `encode(to:)` writes them as an object keyed by the raw values,
+/// writes `sourceId` only when there is one, and always writes `photoFileNames`. That is what a phone holds.
+private struct OriginalAppNote: Encodable {
+    struct Taxonomy: Encodable {
+        var subgenus: String
+        var section: String
+        var subsection: String? = nil
+        var complex: String? = nil
+        var species: String
+    }
+
+    enum FieldKey: String {
+        case commonNames = "common_names"
+        case leaf, acorn, bark, buds, form
+        case rangeHabitat = "range_habitat"
+        case fieldNotes = "field_notes"
+        case resources
+    }
+
+    var id: UUID
+    var taxonomy: Taxonomy
+    var fields: [FieldKey: String]
+    var sourceId: Int?
+    var photoFileNames: [String] = []
+    var createdAt: Date
+    var updatedAt: Date
+
+    enum CodingKeys: String, CodingKey { case id, taxonomy, fields, photoFileNames, sourceId, createdAt, updatedAt }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(taxonomy, forKey: .taxonomy)
+        try container.encode(photoFileNames, forKey: .photoFileNames)
+        try container.encodeIfPresent(sourceId, forKey: .sourceId)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(updatedAt, forKey: .updatedAt)
+        try container.encode(Dictionary(uniqueKeysWithValues: fields.map { ($0.key.rawValue, $0.value) }), forKey: .fields)
+    }
+
+    /// The original app's storage encoder: ISO 8601 dates, pretty-printed, sorted keys.
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return encoder
+    }()
+}
+
+/// The same shape with the synthesized `Encodable`, as a tool that stores the enum-keyed dictionary as it is
+/// would write it: `fields` becomes the alternating array `[name, text, ...]` (the key type is not
+/// `CodingKeyRepresentable`). `flowersExtra` is a name the importer does not know.
+private struct SynthesizedCodingNote: Codable {
+    struct Taxonomy: Codable {
+        var subgenus: String
+        var section: String
+        var subsection: String?
+        var complex: String?
+        var species: String
+    }
+
+    enum FieldKey: String, Codable {
+        case commonNames = "common_names"
+        case leaf, acorn, bark, twigs, buds, form
+        case rangeHabitat = "range_habitat"
+        case fieldNotes = "field_notes"
+        case resources
+        case flowersExtra = "flowers_extra"
+    }
+
+    var id: UUID
+    var taxonomy: Taxonomy
+    var fields: [FieldKey: String]
+    var sourceId: Int?
+    var photoFileNames: [String]
+    var createdAt: Date
+    var updatedAt: Date
+}
+
+/// Reads a written note's `fields` as a list of strings; decoding fails if they were written as an object.
+private struct FieldsAsArray: Decodable {
+    var fields: [String]
 }

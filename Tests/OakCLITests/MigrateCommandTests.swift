@@ -19,7 +19,7 @@ struct MigrateCommandTests {
     }
 
     @Test(
-        "migrate: a file copied into PostgreSQL and back verifies every table, serves the same data, and a device's sync cursor stays valid"
+        "migrate: a file copied into PostgreSQL and back verifies every table and serves the same data; the copy is a history of its own, so a device's cursor is refused (410, other_database) and it pulls again"
     )
     func roundTrip() async throws {
         let (home, path) = try await starterDatabase()
@@ -44,13 +44,17 @@ struct MigrateCommandTests {
         // The copy left the planner its statistics.
         #expect(try await postgresCount(url: url, "SELECT COUNT(*) FROM pg_stats WHERE tablename = ?", ["change_log"]) > 0)
 
-        // The PostgreSQL server answers the same export, and the device goes on from its cursor.
+        // The PostgreSQL server answers the same export. The copy may go on apart from the file (or be restored
+        // later): the device's cursor is refused, and a pull from the start gives it everything again.
         let server = try await ServerProcess(database: url, home: home)
         defer { server.stop() }
         #expect(try await URLSession.shared.data(from: URL(string: "\(server.url)/api/v1/export")!).0 == exported)
-        let resumed = try await get("\(server.url)/api/v1/sync/pull?since=\(cursor)")
-        #expect(resumed.status == 200)
-        #expect((resumed.body["changes"] as? [Any])?.isEmpty == true)
+        let refusedCursor = try await get("\(server.url)/api/v1/sync/pull?since=\(cursor)")
+        #expect(refusedCursor.status == 410)
+        #expect(((refusedCursor.body["error"] as? [String: Any])?["details"] as? [String: Any])?["reason"] as? String == "other_database")
+        let again = try await get("\(server.url)/api/v1/sync/pull")
+        #expect(again.status == 200)
+        #expect((again.body["changes"] as? [Any])?.count == (before.body["changes"] as? [Any])?.count)
 
         // A target with data is refused, and left as it was; --force replaces it.
         let refused = try await OakBinary.run(["migrate", "--from", path, "--to", url], home: home, timeout: .seconds(60))

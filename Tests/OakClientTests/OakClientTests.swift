@@ -47,8 +47,8 @@ struct OakClientTests {
                 _ = try await server.client().createNote(scientificName: "nonexistentus", fields: NoteFields())
                 Issue.record("expected an unknown-species error")
             } catch let error as OakClientError {
-                #expect(error.status == 404)
-                #expect(error.serverError?.code == .notFound)
+                #expect(error.status == 400)
+                #expect(error.serverError?.code == .validationError)
                 #expect(error.serverError?.fieldErrors.map(\.field) == ["scientificName"])
                 #expect(!error.isTransient)
             }

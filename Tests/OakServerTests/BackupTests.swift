@@ -112,13 +112,13 @@ struct DailyMaintenanceTests {
         let change = PushChange(
             id: UUID(), op: .upsert, baseVersion: nil, updatedAt: env.clock.now,
             note: PushedNote(scientificName: "alba", fields: NoteFields(leaf: "lobed")))
-        let first = try await env.store.push([change])
+        let first = try await env.store.push([change], cursor: nil)
         let service = MaintenanceService(
             store: env.store, backupStore: nil, retention: .seconds(90 * 86_400), backups: BackupSettings(directory: env.directory.path, daily: false),
             logger: Logger(label: "test"))
         await service.compactOnce()
         #expect(try await env.count("SELECT COUNT(*) FROM sync_receipts") == 1)
-        let again = try await env.store.push([change])
+        let again = try await env.store.push([change], cursor: nil)
         #expect(String(buffer: again) == String(buffer: first))
         #expect(String(buffer: again).contains(#""status":"applied""#))
     }

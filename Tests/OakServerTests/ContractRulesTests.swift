@@ -96,7 +96,7 @@ struct ContractRulesTests {
             #expect(updated.status == .conflict)
             #expect(try await client.send(.get, "/api/v1/taxa/subgenus/Quercus").object()["parent"] == nil)
             let orphan = try await client.send(.post, "/api/v1/taxa", json: #"{"name": "Albae", "level": "complex", "parent": "Quercus"}"#)
-            #expect(orphan.status == .notFound)
+            #expect(orphan.status == .badRequest)
             #expect(try orphan.invalidFields() == ["parent"])
         }
     }

@@ -81,13 +81,19 @@ struct NotesRoutesTests {
         }
     }
 
-    @Test("create for a species not in the database answers 404 naming the field")
+    @Test(
+        "a note for a species that does not exist is a 400 naming scientificName, as the specification says; an unknown sourceId a 400 naming it; nothing is stored"
+    )
     func createUnknownSpecies() async throws {
         let env = try await TestEnvironment()
         try await env.test { client in
             let response = try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "imaginaria"}"#)
-            #expect(response.status == .notFound)
+            #expect(response.status == .badRequest)
+            #expect(try response.error().code == "VALIDATION_ERROR")
             #expect(try response.invalidFields() == ["scientificName"])
+            let source = try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba", "sourceId": 999}"#)
+            #expect(source.status == .badRequest)
+            #expect(try source.invalidFields() == ["sourceId"])
             #expect(try await env.count("SELECT COUNT(*) FROM species_sources") == 0)
         }
     }
@@ -127,13 +133,13 @@ struct NotesRoutesTests {
         }
     }
 
-    @Test("a note for a source that does not exist answers 404 naming sourceId and writes nothing")
+    @Test("a note for a source that does not exist answers 400 naming sourceId and writes nothing")
     func unknownSource() async throws {
         let env = try await TestEnvironment()
         try await env.test { client in
             let before = try await env.count("SELECT COUNT(*) FROM change_log")
             let response = try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba", "sourceId": 9999}"#)
-            #expect(response.status == .notFound)
+            #expect(response.status == .badRequest)
             #expect(try response.invalidFields() == ["sourceId"])
             #expect(try response.error().message.contains("9999"))
             #expect(try await env.count("SELECT COUNT(*) FROM species_sources WHERE source_id = 9999") == 0)

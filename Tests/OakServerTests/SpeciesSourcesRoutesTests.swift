@@ -67,7 +67,7 @@ struct SpeciesSourcesRoutesTests {
         }
     }
 
-    @Test("create without source_id answers 400, with an unknown one 404 (as the original); a second row for the pair answers 409")
+    @Test("create without source_id answers 400, with an unknown one 400 naming source_id; a second row for the pair answers 409")
     func sourceIdAndDuplicate() async throws {
         let env = try await TestEnvironment()
         try await env.test { client in
@@ -75,7 +75,7 @@ struct SpeciesSourcesRoutesTests {
             #expect(missing.status == .badRequest)
             #expect(try missing.invalidFields() == ["source_id"])
             let unknown = try await client.send(.post, "/api/v1/species/alba/sources", json: #"{"source_id": 77}"#)
-            #expect(unknown.status == .notFound)
+            #expect(unknown.status == .badRequest)
             #expect(try unknown.invalidFields() == ["source_id"])
             let first = try await client.send(.post, "/api/v1/species/alba/sources", json: #"{"source_id": 1}"#)
             let duplicate = try await client.send(.post, "/api/v1/species/alba/sources", json: #"{"source_id": 1}"#)

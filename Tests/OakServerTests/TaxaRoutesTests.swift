@@ -75,13 +75,21 @@ struct TaxaRoutesTests {
         }
     }
 
-    @Test("a taxon's parent must exist one level up")
+    @Test("a taxon whose parent does not exist one level up is a 400 naming parent, on create and update; nothing changes")
     func parentMustExist() async throws {
         let env = try await TestEnvironment()
         try await env.test { client in
             let response = try await client.send(.post, "/api/v1/taxa", json: #"{"name": "Orphans", "level": "section", "parent": "Nope"}"#)
-            #expect(response.status == .notFound)
+            #expect(response.status == .badRequest)
+            #expect(try response.error().code == "VALIDATION_ERROR")
             #expect(try response.invalidFields() == ["parent"])
+            #expect(try await env.count("SELECT COUNT(*) FROM taxa WHERE name = 'Orphans'") == 0)
+            let created = try await client.send(.post, "/api/v1/taxa", json: #"{"name": "Orphans", "level": "section", "parent": "Quercus"}"#)
+            #expect(created.status == .created)
+            let update = try await client.send(.patch, "/api/v1/taxa/section/Orphans", json: #"{"parent": "Nope"}"#)
+            #expect(update.status == .badRequest)
+            #expect(try update.invalidFields() == ["parent"])
+            #expect(try await client.send(.get, "/api/v1/taxa/section/Orphans").object()["parent"] as? String == "Quercus")
         }
     }
 

@@ -36,6 +36,20 @@ struct TestEnvironment {
         }
     }
 
+    /// A store opened on a database again, as a server started again on it (a restored backup).
+    init(restored snapshot: OperatorBackup, clock: TestClock) async throws {
+        directory = temporaryDirectory("oak-tests")
+        self.clock = clock
+        backend = snapshot.backend
+        database = snapshot.database
+        store = try await snapshot.restore(clock: { clock.now })
+    }
+
+    /// Takes a backup as the operator would (see `OperatorBackup`).
+    func backup() async throws -> OperatorBackup {
+        try await OperatorBackup.take(of: store, database: database)
+    }
+
     /// The SQLite store, for what only it does (backups, its file); fails the test on another backend.
     var sqlite: SQLiteStore {
         get throws { try #require(store as? SQLiteStore, "this test needs the SQLite store") }
@@ -60,6 +74,17 @@ struct TestEnvironment {
         let app = buildApplication(
             configuration: configuration ?? self.configuration, store: store, rateLimiter: rateLimiter, logger: logger)
         return try await app.test(setup) { client in try await body(client) }
+    }
+
+    /// Writes the database directly, as another program would (`?` placeholders, text values).
+    func execute(_ sql: String, _ arguments: [String] = []) async throws {
+        switch backend {
+        case .sqlite:
+            let queue = try DatabaseQueue(path: database)
+            try await queue.write { db in try db.execute(sql: sql, arguments: StatementArguments(arguments)) }
+        case .postgres:
+            try await postgresExecute(url: database, sql, arguments)
+        }
     }
 
     /// Reads the database directly, to check what a request left behind (`?` placeholders, text values).

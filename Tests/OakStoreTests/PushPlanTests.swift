@@ -28,10 +28,30 @@ struct PushPlanTests {
         try PushPlan.plan(for: change, current: current, tombstone: tombstone, now: now, storedName: { $0 == "Quercus alba" ? "alba" : $0 })
     }
 
-    @Test("an edit based on the stored version fast-forwards, even with an older clock")
+    @Test("an edit based on the stored version fast-forwards; with a slow clock its time is a tick after that version's, never earlier")
     func fastForward() throws {
         let earlier = stored.addingTimeInterval(-60)
-        #expect(try plan(change(at: earlier), current: note()) == .update(fields: NoteFields(leaf: "entire"), at: earlier))
+        let tick = stored.addingTimeInterval(SyncRules.tick)
+        #expect(try plan(change(at: earlier), current: note()) == .update(fields: NoteFields(leaf: "entire"), at: tick))
+        let later = stored.addingTimeInterval(5)
+        #expect(try plan(change(at: later), current: note()) == .update(fields: NoteFields(leaf: "entire"), at: later))
+        #expect(try plan(change(.delete, at: earlier), current: note()) == .delete(note(), at: tick))
+        // The same fields from a slow clock leave the note as it is: its time never moves back.
+        #expect(try plan(change(at: earlier, leaf: "lobed"), current: note()) == .unchanged)
+    }
+
+    @Test("slow clock: an edit made after v1 on a clock a minute behind still beats an edit made before v1 by a device that never saw it")
+    func slowClockKeepsHistoryForward() throws {
+        // v1 written at +100 s; A (60 s slow) edits on v1 at "+40"; B edits from the version before v1 at +70.
+        let v1 = note(version: 8, leaf: "v1", at: stored.addingTimeInterval(100))
+        guard case .update(_, let recorded) = try plan(change(base: 8, at: stored.addingTimeInterval(40), leaf: "A"), current: v1) else {
+            Issue.record("A's edit fast-forwards")
+            return
+        }
+        #expect(recorded > v1.updatedAt)
+        let afterA = note(version: 9, leaf: "A", at: recorded)
+        let b = try plan(change(base: 7, at: stored.addingTimeInterval(70), leaf: "B"), current: afterA)
+        #expect(b == .answer(PushResult(id: id, status: .stale, version: 9, note: afterA)))
     }
 
     @Test("a concurrent edit wins by its later time and loses by an earlier one")
@@ -82,7 +102,10 @@ struct PushPlanTests {
         #expect(try plan(change(base: nil, at: stored), current: nil) == insert)
         let tombstone = NoteTombstone(version: 9, deletedAt: stored.addingTimeInterval(30))
         #expect(try plan(change(base: nil, at: stored), current: nil, tombstone: tombstone) == .answer(PushResult(id: id, status: .stale, version: 9)))
-        #expect(try plan(change(base: 9, at: stored), current: nil, tombstone: tombstone) == insert)
+        // Based on the tombstone: brought back, a tick after the delete it was made on.
+        #expect(
+            try plan(change(base: 9, at: stored), current: nil, tombstone: tombstone)
+                == .insert(scientificName: "alba", sourceId: nil, fields: NoteFields(leaf: "entire"), at: stored.addingTimeInterval(30 + SyncRules.tick)))
         let later = stored.addingTimeInterval(60)
         #expect(
             try plan(change(base: nil, at: later), current: nil, tombstone: tombstone)
@@ -91,17 +114,37 @@ struct PushPlanTests {
 
     @Test("a delete fast-forwards or wins by time; a delete of a deleted note is applied with its tombstone's version, moving it if later")
     func deletes() throws {
-        #expect(try plan(change(.delete, at: stored.addingTimeInterval(-60)), current: note()) == .delete(note(), at: stored.addingTimeInterval(-60)))
+        #expect(
+            try plan(change(.delete, at: stored.addingTimeInterval(-60)), current: note()) == .delete(note(), at: stored.addingTimeInterval(SyncRules.tick)))
         #expect(try plan(change(.delete, base: 3, at: now), current: note()) == .delete(note(), at: now))
         #expect(
             try plan(change(.delete, base: 3, at: stored.addingTimeInterval(-1)), current: note())
                 == .answer(PushResult(id: id, status: .stale, version: 7, note: note())))
         let tombstone = NoteTombstone(version: 12, deletedAt: stored)
-        #expect(try plan(change(.delete, at: now), current: nil, tombstone: tombstone) == .moveTombstone(tombstone, to: now))
+        #expect(try plan(change(.delete, at: now), current: nil, tombstone: tombstone) == .recordTombstone(at: now))
         #expect(
             try plan(change(.delete, at: stored.addingTimeInterval(-1)), current: nil, tombstone: tombstone)
                 == .answer(PushResult(id: id, status: .applied, version: 12)))
-        #expect(try plan(change(.delete, at: now), current: nil) == .answer(PushResult(id: id, status: .applied, version: nil)))
+    }
+
+    @Test("a delete of a note the server never had leaves a tombstone, so the create it follows, arriving late, loses")
+    func deleteBeforeCreate() throws {
+        #expect(try plan(change(.delete, at: now), current: nil) == .recordTombstone(at: now))
+        let tombstone = NoteTombstone(version: 13, deletedAt: now)
+        let lateCreate = try plan(change(base: nil, at: now.addingTimeInterval(-10)), current: nil, tombstone: tombstone)
+        #expect(lateCreate == .answer(PushResult(id: id, status: .stale, version: 13)))
+    }
+
+    @Test("a later delete of a deleted note moves its tombstone to a new version, so an edit based on the old tombstone does not fast-forward")
+    func laterDeleteIsANewVersion() throws {
+        // A deletes at +10 (tombstone version 12); B deletes at +30: a new version.
+        let first = NoteTombstone(version: 12, deletedAt: stored.addingTimeInterval(10))
+        #expect(
+            try plan(change(.delete, at: stored.addingTimeInterval(30)), current: nil, tombstone: first) == .recordTombstone(at: stored.addingTimeInterval(30)))
+        // A's revival at +20, based on version 12, meets the tombstone at version 14: it is weighed by time and loses.
+        let second = NoteTombstone(version: 14, deletedAt: stored.addingTimeInterval(30))
+        let revival = try plan(change(base: 12, at: stored.addingTimeInterval(20)), current: nil, tombstone: second)
+        #expect(revival == .answer(PushResult(id: id, status: .stale, version: 14)))
     }
 
     @Test("bad fields and unknown references refuse the change alone; other errors fail the push")

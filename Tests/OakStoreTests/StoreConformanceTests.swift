@@ -67,7 +67,7 @@ struct StoreConformanceTests {
                                     id: id, op: .upsert, baseVersion: note.version, updatedAt: note.updatedAt.addingTimeInterval(1),
                                     note: PushedNote(scientificName: note.scientificName, fields: NoteFields(leaf: "writer \(writer) round \(round)"))))
                         }
-                        _ = try await store.push(pushed)
+                        _ = try await store.push(pushed, cursor: nil)
                         if round % 5 == 0 {
                             var patch = SpeciesPatch()
                             patch.author = .value("writer \(writer) round \(round)")

@@ -10,6 +10,27 @@ import Testing
 
 @Suite("Offline catalog writes, the local store, and the starter catalog")
 struct OfflineCatalogTests {
+    @Test(
+        "the device finds a species by its exact stored name first (x keepii beside × keepii), and a note for a hybrid stored with an ASCII x is kept under that name"
+    )
+    func storedSpellingsOnTheDevice() async throws {
+        let store = try LocalStore.inMemory()
+        try await store.writer.write { db in
+            for name in ["x keepii", "× keepii", "berberidifolia x cornelius-mulleri"] {
+                try LocalStore.saveRecord(db, .species(name), Species(scientificName: name), status: .synced)
+            }
+        }
+        let catalog = try await store.catalog()
+        #expect(catalog.species(named: "x keepii")?.scientificName == "x keepii")
+        #expect(catalog.species(named: "× keepii")?.scientificName == "× keepii")
+        #expect(catalog.species(named: "berberidifolia × cornelius-mulleri")?.scientificName == "berberidifolia x cornelius-mulleri")
+        let repository = NotesRepository(store: store)
+        let note = try await repository.create(scientificName: "berberidifolia x cornelius-mulleri", fields: NoteFields(leaf: "spiny"))
+        #expect(note.scientificName == "berberidifolia x cornelius-mulleri")
+        #expect(try await repository.notes(species: "berberidifolia x cornelius-mulleri").map(\.id) == [note.id])
+        #expect(try await store.sourceData(of: "berberidifolia x cornelius-mulleri").map(\.id) == [note.id])
+    }
+
     @Test("a source and species created offline are created once on the server even when every create's answer is lost")
     func catalogPushIsIdempotent() async throws {
         try await LiveServer.run { server in

@@ -245,7 +245,7 @@ struct SyncScenarioTests {
             let local = try #require(try await device.repository.note(id: note.id))
             #expect(local.isRejected)
             #expect(local.syncStatus == .pendingUpload)
-            #expect(local.lastError?.code == .notFound)
+            #expect(local.lastError?.code == .validationError)
             #expect(local.lastError?.fieldErrors.map(\.field) == ["scientificName"])
             #expect(await device.engine.status.pendingCount == 1)
             #expect(try await device.repository.notes().map(\.id) == [note.id])
@@ -254,7 +254,7 @@ struct SyncScenarioTests {
             try await device.repository.update(id: note.id, fields: NoteFields(leaf: "??"))
             #expect(try await device.repository.note(id: note.id)?.isRejected == false)
             await device.engine.sync()
-            #expect(try await device.repository.note(id: note.id)?.lastError?.code == .notFound)
+            #expect(try await device.repository.note(id: note.id)?.lastError?.code == .validationError)
         }
     }
 

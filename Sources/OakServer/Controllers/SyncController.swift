@@ -31,6 +31,6 @@ struct SyncController {
 
     @Sendable func push(_ request: Request, context: OakRequestContext) async throws -> Response {
         let batch = try await request.decodeJSON(PushRequest.self)
-        return .json(try await repository.push(batch.changes))
+        return .json(try await repository.push(batch.changes, cursor: batch.cursor))
     }
 }

@@ -17,7 +17,8 @@ final class SpeciesRecords: FollowsChanges, @unchecked Sendable {
 
     private let store: any SpeciesRepository & MaintenanceRepository
     let lock = NSLock()
-    /// By the requested name, normalized (`Species.normalizedName`).
+    /// By the name as requested: each spelling is its own key, since two spellings may be two stored species
+    /// (`Species.storedSpellings`: the exact stored name wins).
     private var records: [String: Record] = [:]
     var follower = ChangeFollower()
 
@@ -33,7 +34,7 @@ final class SpeciesRecords: FollowsChanges, @unchecked Sendable {
     func response(named name: String, knownVersion: DataVersion? = nil) async throws -> Response {
         let version: DataVersion
         if let knownVersion { version = knownVersion } else { version = try await store.dataVersion() }
-        let key = Species.normalizedName(name)
+        let key = name
         let position = try await catchUp(to: version, changes: store.changes(after:))
         let held = lock.withLock { records[key] }
         if let held { return Self.response(held) }
@@ -49,7 +50,7 @@ final class SpeciesRecords: FollowsChanges, @unchecked Sendable {
     /// The record held for a species when the records are current at `version` (no change since to read), else
     /// nil: for an answer made without waiting (`CachedReads`).
     func heldRecord(named name: String, at version: DataVersion) -> Record? {
-        lock.withLock { follower.isDue(for: version) ? nil : records[Species.normalizedName(name)] }
+        lock.withLock { follower.isDue(for: version) ? nil : records[name] }
     }
 
     func drop(_ changed: DataChanges, listingMoved: Bool) {

@@ -225,7 +225,9 @@ extension ColumnReader {
 
 /// How a column's text becomes JSON.
 public enum ColumnKind: Sendable {
-    case text, integer, boolean, stringList, joinedList, valueList, timestamp, uuid
+    /// `timestamp`: whole seconds, as the REST routes answer; `preciseTimestamp`: to the millisecond, as the
+    /// sync protocol carries the times last write wins compares.
+    case text, integer, boolean, stringList, joinedList, valueList, timestamp, preciseTimestamp, uuid
 
     /// Whether the column holds a list, which may be empty.
     @inlinable
@@ -315,6 +317,7 @@ extension JSONOutput {
         case .joinedList: joinedList(text: text)
         case .valueList: try valueList(text: text)
         case .timestamp: timestamp(text: text)
+        case .preciseTimestamp: preciseTimestamp(text: text)
         case .uuid: uuid(text: text)
         default: if let text { string(utf8: text) } else { null() }
         }
@@ -361,6 +364,17 @@ extension JSONOutput {
     public mutating func valueList(text: UnsafeBufferPointer<UInt8>?) throws {
         guard let text, !ColumnCoding.isEmptyList(text) else { return raw("[]") }
         try encoded(ColumnCoding.values(String(decoding: text, as: UTF8.self)))
+    }
+
+    /// A stored timestamp to the millisecond; the stored millisecond form is copied without parsing.
+    public mutating func preciseTimestamp(text: UnsafeBufferPointer<UInt8>?) {
+        if let text, text.count == 24, ColumnCoding.wholeSecondsPrefix(of: text) != nil {
+            raw(#"""#)
+            append(text)
+            raw(#"""#)
+        } else {
+            string(WireTime.formatPrecise(ColumnCoding.date(text.map { String(decoding: $0, as: UTF8.self) })))
+        }
     }
 
     /// A stored timestamp in the wire's whole-second form; the stored millisecond form is cut without parsing.

@@ -47,7 +47,9 @@ extension JSONOutput {
         NoteMember("complex", .complex), NoteMember("section", .section, keepsNull: true), NoteMember("subgenus", .subgenus, keepsNull: true),
         NoteMember("subsection", .subsection),
     ]
-    @usableFromInline static let noteAfterTaxonomy: [NoteMember] = [NoteMember("updatedAt", .updatedAt, .timestamp), NoteMember("version", .seq, .integer)]
+    @usableFromInline static let noteAfterTaxonomy: [NoteMember] = [
+        NoteMember("updatedAt", .updatedAt, .preciseTimestamp), NoteMember("version", .seq, .integer),
+    ]
 
     /// A note from the columns of `PulledNoteColumn`.
     @inlinable

@@ -24,8 +24,8 @@ package struct CopiedTable: Sendable {
     package var selectList: String { columns.map { "\"\($0.name)\"" }.joined(separator: ", ") }
 
     /// Every table of the compendium, in the order rows are inserted (referenced tables first). The change
-    /// log, the sync state and the push receipts are copied as they are, so a device's sync cursor stays
-    /// valid on the new database.
+    /// log, the sync state and the push receipts are copied as they are, but for the database's identity
+    /// (`withNewIdentity`).
     package static let all: [CopiedTable] = [
         CopiedTable(
             "sources", integers: ["id", "year"], "id source_type name description author year url isbn doi notes license license_url",
@@ -45,6 +45,18 @@ package struct CopiedTable: Sendable {
         CopiedTable("sync_state", "key value", order: "key"),
         CopiedTable("sync_receipts", "digest result created_at", order: "digest"),
     ]
+
+    /// The rows a copy is written with: the source's, with a database identity of its own. The copy is another
+    /// history from the moment it is written (the source may go on taking writes, or the copy be restored
+    /// later as a backup): a device's cursor and base versions from the source are refused there (410), and the
+    /// device re-syncs and sends again what the copy lacks, instead of skipping changes whose numbers it saw.
+    package static func withNewIdentity(_ rows: [String: [[StoredValue]]]) -> [String: [[StoredValue]]] {
+        var rows = rows
+        rows["sync_state"] = rows["sync_state"]?.map { row in
+            row.first == .text("database_id") ? [row[0], .text(SyncCursor.newDatabaseID())] : row
+        }
+        return rows
+    }
 
     /// A value as this column stores it: integers as integers (an integer column of an older file may hold
     /// its number as text), everything else as text. Throws for text that is no number in an integer column.

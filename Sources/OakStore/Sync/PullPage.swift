@@ -27,12 +27,7 @@ package struct PullWindow {
     /// number compaction may have removed: another database's cursor, one ahead of the log (a restored
     /// database) and one older than the compaction horizon are answered 410.
     package init(cursor: String?, database: String, head: Int64, compactedThrough: Int64) throws {
-        let position = try SyncCursor(parsing: cursor, database: database)
-        if position.sequence > head {
-            throw CursorRefusal.ahead.error(
-                "The cursor is ahead of this server's change history (\(position.sequence) > \(head)); was the database restored from a backup? Pull again without a cursor",
-                details: ["cursor": .string(cursor ?? ""), "head": .number(Double(head))])
-        }
+        let position = try Self.sameHistory(cursor, database: database, head: head)
         // A cursor is too old when tombstones it has not seen were compacted away.
         let seenThrough = position.snapshotStart ?? position.sequence
         if seenThrough > 0 && seenThrough < compactedThrough {
@@ -43,6 +38,20 @@ package struct PullWindow {
         self.position = position
         self.head = head
         snapshotStart = position.sequence == 0 ? head : position.snapshotStart
+    }
+
+    /// The position of a cursor issued by this database's history: 410 for one of another database (a
+    /// restored backup or a migrated copy has an identity of its own) or ahead of the log (the database lost
+    /// its last writes). A push is checked by the same rule (`field` "cursor"), so no base version from
+    /// another history fast-forwards.
+    package static func sameHistory(_ cursor: String?, database: String, head: Int64, field: String = "since") throws -> SyncCursor {
+        let position = try SyncCursor(parsing: cursor, database: database, field: field)
+        if position.sequence > head {
+            throw CursorRefusal.ahead.error(
+                "The cursor is ahead of this server's change history (\(position.sequence) > \(head)); was the database restored from a backup? Pull again without a cursor",
+                details: ["cursor": .string(cursor ?? ""), "head": .number(Double(head))])
+        }
+        return position
     }
 
     /// The cursor after a page: its last change while more follow, else the head read with the page.

@@ -58,15 +58,13 @@ package struct PushBatch: Sendable {
         """
     }
 
-    /// The names the batch's notes may be stored under (each name normalized, and its alternate), as a JSON
+    /// The names the batch's notes may be stored under (each name's `Species.storedSpellings`), as a JSON
     /// array (the parameter of `speciesQuery`).
     package var speciesNamesJSON: String {
         var names: Set<String> = []
         for change in changes {
             guard let name = change.note?.scientificName else { continue }
-            let key = Species.normalizedName(name)
-            names.insert(key)
-            names.insert(Species.alternateName(key))
+            names.formUnion(Species.storedSpellings(of: name))
         }
         return ColumnCoding.json(names.sorted())
     }
@@ -81,13 +79,10 @@ package struct PushBatch: Sendable {
         if let name = row.text("scientific_name") { species.insert(name) }
     }
 
-    /// The name a species a change of the batch names is stored under, or nil when there is none: its
-    /// normalized name, else its alternate (as the backends' `existingName` looks a name up).
+    /// The name a species a change of the batch names is stored under, or nil when there is none: the first
+    /// of its stored spellings that is stored (as the backends' `existingName` looks a name up).
     package func existingSpeciesName(_ name: String) -> String? {
-        let key = Species.normalizedName(name)
-        if species.contains(key) { return key }
-        let alternate = Species.alternateName(key)
-        return species.contains(alternate) ? alternate : nil
+        Species.storedSpellings(of: name).first(where: species.contains)
     }
 
     /// The name a note's species is kept under for comparison with a stored note: the existing species' name,
@@ -131,7 +126,7 @@ package struct PushBatch: Sendable {
     /// rejection: that changed nothing, and the same change re-sent is evaluated afresh (it may pass once its
     /// cause is fixed).
     package mutating func answer(_ index: Int, with result: PushResult) throws {
-        let encoded = try WireJSON.encoder.encode(result)
+        let encoded = try WireJSON.syncEncoder.encode(result)
         if result.status != .rejected { record(encoded, for: index) }
         answers[index] = encoded
     }

@@ -17,17 +17,26 @@ package struct NoteTombstone: Equatable, Sendable {
     }
 }
 
-/// What a pushed note change comes to, decided from what the server holds: the rule of push (fast-forward,
-/// else last-write-wins with the clock-skew clamp, tombstones included), written once for every backend.
-/// The backend carries the plan out in the push's transaction.
+/// What a pushed note change comes to, decided from what the server holds: the rule of push, written once
+/// for every backend, which carries the plan out in the push's transaction.
+///
+/// - A change made on the version the server holds (its `baseVersion` is that version) fast-forwards; its time
+///   is recorded as a hybrid logical time, never earlier than that version's (`SyncRules.hybridTime`), so a
+///   slow clock cannot order it before what it was made on.
+/// - Any other change is weighed by last write wins (`SyncRules.wins`), the device's clock clamped to the
+///   server's allowed skew.
+/// - A delete always leaves a tombstone, for a note the server never had too (a delete can arrive before the
+///   create it follows), and every change to a tombstone is a new version, so no base version taken before
+///   it fast-forwards past it.
 package enum PushPlan: Equatable, Sendable {
     /// Nothing to write; the change's result.
     case answer(PushResult)
     /// Delete the note's row; its tombstone records the delete at `at`.
     case delete(Note, at: Date)
-    /// The note is already deleted, by an earlier delete: its tombstone records this later one's time
-    /// (`at`), so an edit made between the two deletes does not bring the note back. Answered as applied.
-    case moveTombstone(NoteTombstone, to: Date)
+    /// Record a tombstone at `at` under a new version: for a note the server does not hold, whose delete
+    /// is later than its tombstone (an edit made between the two deletes does not bring the note back) or
+    /// that it never had (the create it follows may arrive later). Answered as applied, with the new version.
+    case recordTombstone(at: Date)
     /// Write `fields` into the existing note, updated at `at`.
     case update(fields: NoteFields, at: Date)
     /// The note already holds this change: answer it as stored.
@@ -47,12 +56,12 @@ package enum PushPlan: Equatable, Sendable {
         switch change.op {
         case .delete:
             guard let current else {
-                if let tombstone, time > tombstone.deletedAt { return .moveTombstone(tombstone, to: time) }
-                return .answer(PushResult(id: change.id, status: .applied, version: tombstone?.version))
+                guard let tombstone else { return .recordTombstone(at: time) }
+                if time > tombstone.deletedAt { return .recordTombstone(at: time) }
+                return .answer(PushResult(id: change.id, status: .applied, version: tombstone.version))
             }
-            guard fastForward(current.version) || SyncRules.wins(time, nil, over: current.updatedAt, current.fields) else {
-                return stale(current)
-            }
+            if fastForward(current.version) { return .delete(current, at: SyncRules.hybridTime(time, after: current.updatedAt)) }
+            guard SyncRules.wins(time, nil, over: current.updatedAt, current.fields) else { return stale(current) }
             return .delete(current, at: time)
 
         case .upsert:
@@ -60,7 +69,14 @@ package enum PushPlan: Equatable, Sendable {
                 return .answer(PushResult(id: change.id, status: .rejected, error: .invalid("note", "is required for an upsert")))
             }
             guard let current else {
-                if let tombstone, !fastForward(tombstone.version), !SyncRules.wins(time, body.fields, over: tombstone.deletedAt, nil) {
+                guard let tombstone else {
+                    return .insert(scientificName: body.scientificName, sourceId: body.sourceId, fields: body.fields, at: time)
+                }
+                if fastForward(tombstone.version) {
+                    let at = SyncRules.hybridTime(time, after: tombstone.deletedAt)
+                    return .insert(scientificName: body.scientificName, sourceId: body.sourceId, fields: body.fields, at: at)
+                }
+                guard SyncRules.wins(time, body.fields, over: tombstone.deletedAt, nil) else {
                     return .answer(PushResult(id: change.id, status: .stale, version: tombstone.version))
                 }
                 return .insert(scientificName: body.scientificName, sourceId: body.sourceId, fields: body.fields, at: time)
@@ -70,10 +86,16 @@ package enum PushPlan: Equatable, Sendable {
             else {
                 return .answer(rejection(of: change, .invalid("note.scientificName", "a note's species and source cannot change"))!)
             }
-            guard fastForward(current.version) || SyncRules.wins(time, body.fields, over: current.updatedAt, current.fields) else {
-                return stale(current)
+            let at: Date
+            if fastForward(current.version) {
+                // The same fields again change nothing: a fast-forward never moves a note's time back.
+                guard body.fields != current.fields || time > current.updatedAt else { return .unchanged }
+                at = SyncRules.hybridTime(time, after: current.updatedAt)
+            } else {
+                guard SyncRules.wins(time, body.fields, over: current.updatedAt, current.fields) else { return stale(current) }
+                at = time
             }
-            return body.fields != current.fields || time != current.updatedAt ? .update(fields: body.fields, at: time) : .unchanged
+            return body.fields != current.fields || at != current.updatedAt ? .update(fields: body.fields, at: at) : .unchanged
         }
     }
 

@@ -17,8 +17,8 @@ package struct SyncCursor: CustomStringConvertible, Equatable {
     }
 
     /// Parses a client's cursor; none means the start of a snapshot. A cursor of another database
-    /// is answered 410, so the client starts over; one that was never issued is a 400.
-    package init(parsing text: String?, database: String) throws {
+    /// is answered 410, so the client starts over; one that was never issued is a 400 naming `field`.
+    package init(parsing text: String?, database: String, field: String = "since") throws {
         guard let text, !text.isEmpty else {
             self.init(database: database, sequence: 0)
             return
@@ -26,11 +26,18 @@ package struct SyncCursor: CustomStringConvertible, Equatable {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard (2...3).contains(parts.count), (1...32).contains(parts[0].count), parts[0].allSatisfy(\.isHexDigit),
             let sequence = Int64(parts[1]), sequence >= 0, parts.count == 2 || Int64(parts[2]) != nil
-        else { throw OakError.invalid("since", "is not a cursor this server issued") }
+        else { throw OakError.invalid(field, "is not a cursor this server issued") }
         guard parts[0] == database else {
             throw CursorRefusal.otherDatabase.error("The cursor belongs to another database; pull again without a cursor")
         }
         self.init(database: database, sequence: sequence, snapshotStart: parts.count == 3 ? Int64(parts[2]) : nil)
+    }
+
+    /// A new database identity (12 hex digits, as a new database is given): for a copy that becomes a history
+    /// of its own, a backup or a migrated database, so cursors and base versions issued by the original are
+    /// refused on it (410, `other_database`) rather than read as its own.
+    package static func newDatabaseID() -> String {
+        (0..<6).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
     }
 
     package var description: String {
