@@ -15,12 +15,16 @@ public struct Note: Codable, Hashable, Sendable {
     /// The source's data that is not a note field (flowers, hardiness and habitat, whether it is the
     /// preferred source); read-only through notes, kept so a device holds everything the export has.
     public var reference: NoteReference
+    /// When each field was last written, for the fields not written at `updatedAt` (see `TimedFields`). The
+    /// sync protocol carries it (`fieldTimes`); the REST routes do not.
+    public var fieldTimes: [NoteFields.Field: Date]
 
     public init(
         id: UUID, scientificName: String, taxonomy: NoteTaxonomy = NoteTaxonomy(), fields: NoteFields = NoteFields(),
         sourceId: Int = Source.personalObservationID, createdAt: Date, updatedAt: Date, version: Int64 = 0,
-        reference: NoteReference = NoteReference()
+        reference: NoteReference = NoteReference(), fieldTimes: [NoteFields.Field: Date] = [:]
     ) {
+        self.fieldTimes = fieldTimes
         self.id = id
         self.scientificName = scientificName
         self.taxonomy = taxonomy
@@ -34,7 +38,7 @@ public struct Note: Codable, Hashable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case id, scientificName, taxonomy, fields, sourceId, createdAt, updatedAt, version
-        case flowers, hardinessHabitat, isPreferred
+        case flowers, hardinessHabitat, isPreferred, fieldTimes
     }
 
     public init(from decoder: any Decoder) throws {
@@ -51,6 +55,7 @@ public struct Note: Codable, Hashable, Sendable {
             flowers: try container.decodeIfPresent(String.self, forKey: .flowers),
             hardinessHabitat: try container.decodeIfPresent(String.self, forKey: .hardinessHabitat),
             isPreferred: try container.decodeIfPresent(Bool.self, forKey: .isPreferred) ?? false)
+        fieldTimes = FieldTimesJSON.decode(try container.decodeIfPresent([String: String].self, forKey: .fieldTimes) ?? [:])
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -61,8 +66,10 @@ public struct Note: Codable, Hashable, Sendable {
         try container.encode(fields, forKey: .fields)
         try container.encode(sourceId, forKey: .sourceId)
         try container.encode(WireTime.format(createdAt), forKey: .createdAt)
-        let precise = encoder.userInfo[WireJSON.preciseTimes] as? Bool == true
-        try container.encode(precise ? WireTime.formatPrecise(updatedAt) : WireTime.format(updatedAt), forKey: .updatedAt)
+        // The sync protocol carries times to the millisecond and each field's own time; the REST routes neither.
+        let forSync = encoder.userInfo[WireJSON.preciseTimes] as? Bool == true
+        try container.encode(forSync ? WireTime.formatPrecise(updatedAt) : WireTime.format(updatedAt), forKey: .updatedAt)
+        if forSync { try FieldTimesJSON.encode(fieldTimes, into: &container, forKey: .fieldTimes) }
         try container.encode(version, forKey: .version)
         try container.encodeIfPresent(reference.flowers, forKey: .flowers)
         try container.encodeIfPresent(reference.hardinessHabitat, forKey: .hardinessHabitat)
@@ -246,8 +253,9 @@ public struct NoteFields: Codable, Hashable, Sendable {
         }
     }
 
-    /// A total order on contents, used to break last-write-wins ties the same way everywhere.
-    public var tieBreakKey: String {
+    /// The fields in one fixed layout (each text with its length), equal exactly when the fields are: part of a
+    /// pushed change's identity (`PushReceipts`).
+    public var canonicalText: String {
         CodingKeys.allCases.map { self[$0].map { "\($0.count):\($0)" } ?? "-" }.joined(separator: "|")
     }
 }

@@ -22,6 +22,10 @@ public struct SpeciesSource: Codable, Hashable, Sendable {
     public var isPreferred: Bool
     public var createdAt: Date
     public var updatedAt: Date
+    /// When each note field of the row was last written, for those not written at `updatedAt` (`TimedFields`):
+    /// kept for sync, not part of the species-source routes' JSON. A write through those routes writes the
+    /// whole row (`apply` clears it).
+    public var fieldTimes: [NoteFields.Field: Date] = [:]
 
     public init(
         id: Int = 0, uuid: UUID = UUID(), scientificName: String, sourceId: Int, localNames: [String] = [],
@@ -114,6 +118,7 @@ public struct SpeciesSource: Codable, Hashable, Sendable {
     /// Applies a partial update; species and source never change, then validates.
     public mutating func apply(_ patch: SpeciesSourcePatch) throws {
         merge(patch)
+        fieldTimes = [:]
         try validate()
     }
 

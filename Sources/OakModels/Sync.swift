@@ -31,16 +31,19 @@ public struct SyncChange: Decodable, Sendable {
     public var version: Int64
     /// The record, in the same JSON shape as its REST route; nil for a delete.
     public var record: SyncRecord?
+    /// For a delete: when it happened (a device's clock never goes back before a delete it has seen).
+    public var deletedAt: Date?
 
-    public init(entity: SyncEntity, op: SyncOperation, key: String, version: Int64, record: SyncRecord?) {
+    public init(entity: SyncEntity, op: SyncOperation, key: String, version: Int64, record: SyncRecord?, deletedAt: Date? = nil) {
         self.entity = entity
         self.op = op
         self.key = key
         self.version = version
         self.record = record
+        self.deletedAt = deletedAt
     }
 
-    enum CodingKeys: String, CodingKey { case entity, op, key, version, record }
+    enum CodingKeys: String, CodingKey { case entity, op, key, version, record, deletedAt }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -48,6 +51,7 @@ public struct SyncChange: Decodable, Sendable {
         op = try container.decode(SyncOperation.self, forKey: .op)
         key = try container.decode(String.self, forKey: .key)
         version = try container.decode(Int64.self, forKey: .version)
+        deletedAt = try container.decodeIfPresent(String.self, forKey: .deletedAt).flatMap(WireTime.parse)
         guard op == .upsert, try !container.decodeNil(forKey: .record) else {
             record = nil
             return
@@ -194,11 +198,33 @@ public struct PushedNote: Codable, Hashable, Sendable {
     public var scientificName: String
     public var sourceId: Int?
     public var fields: NoteFields
+    /// When each field was last written on the device, for the fields not written at the change's `updatedAt`
+    /// (`TimedFields`); none (an older client) means every field was written at `updatedAt`.
+    public var fieldTimes: [NoteFields.Field: Date]
 
-    public init(scientificName: String, sourceId: Int? = nil, fields: NoteFields) {
+    public init(scientificName: String, sourceId: Int? = nil, fields: NoteFields, fieldTimes: [NoteFields.Field: Date] = [:]) {
         self.scientificName = scientificName
         self.sourceId = sourceId
         self.fields = fields
+        self.fieldTimes = fieldTimes
+    }
+
+    enum CodingKeys: String, CodingKey { case scientificName, sourceId, fields, fieldTimes }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        scientificName = try container.decode(String.self, forKey: .scientificName)
+        sourceId = try container.decodeIfPresent(Int.self, forKey: .sourceId)
+        fields = try container.decode(NoteFields.self, forKey: .fields)
+        fieldTimes = FieldTimesJSON.decode(try container.decodeIfPresent([String: String].self, forKey: .fieldTimes) ?? [:])
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(scientificName, forKey: .scientificName)
+        try container.encodeIfPresent(sourceId, forKey: .sourceId)
+        try container.encode(fields, forKey: .fields)
+        try FieldTimesJSON.encode(fieldTimes, into: &container, forKey: .fieldTimes)
     }
 }
 

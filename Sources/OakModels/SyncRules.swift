@@ -1,18 +1,15 @@
 import Foundation
 
-/// The sync rules the server and the offline client share, each defined once: last write wins, and how far
-/// a pushed timestamp may run ahead of the server's clock.
+/// The sync rule the server, every store backend and the offline client share, each part defined once (the
+/// README's "The sync rule"): hybrid logical times, per-field last write wins (`merge`), deletes
+/// (`afterDelete`), edits (`edit`) and fast-forwards (`made`), and how far a pushed time may run ahead of the
+/// server's clock.
 public enum SyncRules {
-    /// How far in the future a pushed timestamp may be before the server takes its own time instead.
-    public static let allowedClockSkew: TimeInterval = 5 * 60
-
-    /// Whether an edit at `time` with `fields` (nil: a delete) beats a copy written at `otherTime` with
-    /// `otherFields`: the later write wins; a tie goes to the greater content (`NoteFields.tieBreakKey`), so
-    /// every replica picks the same winner whatever the order in which the writes arrive.
-    public static func wins(_ time: Date, _ fields: NoteFields?, over otherTime: Date, _ otherFields: NoteFields?) -> Bool {
-        if time != otherTime { return time > otherTime }
-        return (fields?.tieBreakKey ?? "") > (otherFields?.tieBreakKey ?? "")
-    }
+    /// How far in the future a pushed timestamp may be before the server takes its own time instead: a clock
+    /// set wrong (a year ahead) cannot win every conflict. Wide enough that a phone's clock minutes off (up to
+    /// ten, which the simulator exercises) is never clamped: a clamped time would depend on when the change
+    /// reached the server, and hybrid logical times carry such a clock's lead to the devices that see its notes.
+    public static let allowedClockSkew: TimeInterval = 15 * 60
 
     /// The time the server records for a change pushed with `pushed`: the server's `now` when the device's
     /// clock runs more than `allowedClockSkew` ahead, else the pushed time; to the millisecond, as stored.
@@ -30,6 +27,6 @@ public enum SyncRules {
     public static func hybridTime(_ time: Date, after seen: Date) -> Date {
         let time = WireTime.milliseconds(time)
         let seen = WireTime.milliseconds(seen)
-        return time > seen ? time : seen.addingTimeInterval(tick)
+        return time > seen ? time : WireTime.milliseconds(seen.addingTimeInterval(tick))
     }
 }

@@ -52,7 +52,7 @@ extension Note {
             taxonomy: NoteTaxonomy(
                 subgenus: row.text("subgenus"), section: row.text("section"), subsection: row.text("subsection"), complex: row.text("complex")),
             fields: NoteFields(record), sourceId: record.sourceId, createdAt: record.createdAt, updatedAt: record.updatedAt,
-            version: row.integer("version") ?? 0, reference: NoteReference(record))
+            version: row.integer("version") ?? 0, reference: NoteReference(record), fieldTimes: record.fieldTimes)
     }
 
     /// A 412 when the note is no longer at the version an `If-Match` named.
@@ -87,6 +87,12 @@ extension SpeciesSource {
             throw OakError.unknownReference("scientificName", "no species named '\(Species.normalizedName(name))' exists")
         }
         return try newNote(id: id, species: storedName, sourceId: sourceId ?? Source.personalObservationID, fields: fields, at: time)
+    }
+
+    /// Takes the times of a note's fields and of its latest write (its fields are applied apart, by `NoteFields`).
+    package mutating func stamp(_ note: TimedFields) {
+        updatedAt = note.writtenAt
+        fieldTimes = note.fieldTimes
     }
 
     /// The row of a new note of an existing species and source, validated (a 400 naming the column).

@@ -16,7 +16,9 @@ enum PostgresSchema {
     /// The migrations in order; each runs once, in a transaction, under an advisory lock so that instances
     /// starting together do not run one twice.
     static let migrations: [(name: String, sql: String)] = [
-        ("v1 compendium, change log, sync and tokens", v1)
+        ("v1 compendium, change log, sync and tokens", v1),
+        // When each note field of a row was last written (`TimedFields`); NULL: every field at `updated_at`.
+        ("v2 field times", "ALTER TABLE species_sources ADD COLUMN field_times text"),
     ]
 
     /// A key for `pg_advisory_xact_lock` held while migrating.

@@ -51,7 +51,8 @@ extension PostgresStore: NoteRepository {
             }
             // An update that changes nothing is not a new version.
             guard fields != current.fields else { return current }
-            record.updatedAt = now
+            // Made on the current version: the fields it changes are written after it (the sync rule's time).
+            record.stamp(SyncRules.edit(current.timedFields, to: fields, at: SyncRules.hybridTime(now, after: current.updatedAt)))
             try await Self.saveSpeciesSource(session, record)
             return try await Self.requireNote(session, id)
         }
@@ -62,7 +63,9 @@ extension PostgresStore: NoteRepository {
         try await write { session in
             let note = try await Self.requireNote(session, id)
             try note.check(expectedVersion: expectedVersion)
-            try await Self.deleteSpeciesSource(session, try await Self.fetchSpeciesSource(session, note.scientificName, note.sourceId), at: now)
+            try await Self.deleteSpeciesSource(
+                session, try await Self.fetchSpeciesSource(session, note.scientificName, note.sourceId),
+                at: SyncRules.hybridTime(now, after: note.updatedAt))
         }
     }
 
@@ -126,9 +129,10 @@ extension PostgresStore: NoteRepository {
     }
 
     /// Writes a note's fields and timestamp into its row.
-    static func saveNote(_ session: PostgresSession, id: UUID, fields: NoteFields, updatedAt: Date) async throws {
-        var record = try await noteRecord(session, id: id, fields: fields)
-        record.updatedAt = updatedAt
+    /// Writes a note's fields with their times.
+    static func saveNote(_ session: PostgresSession, id: UUID, _ note: TimedFields) async throws {
+        var record = try await noteRecord(session, id: id, fields: note.fields)
+        record.stamp(note)
         try await saveSpeciesSource(session, record)
     }
 }

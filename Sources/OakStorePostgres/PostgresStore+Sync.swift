@@ -16,7 +16,10 @@ extension PostgresStore: SyncRepository {
             // A snapshot needs no tombstones of deletes made before it started: the client starts from nothing.
             let tombstones = window.snapshotStart.map { "AND (op = 'upsert' OR seq > \($0))" } ?? ""
             let rows = try await session.rows(
-                "SELECT seq, entity, entity_key, op FROM change_log WHERE seq > $1 AND entity IN (\(entityList)) \(tombstones) ORDER BY seq LIMIT $2",
+                """
+                SELECT seq, entity, entity_key, op, COALESCE(deleted_at, changed_at) FROM change_log
+                WHERE seq > $1 AND entity IN (\(entityList)) \(tombstones) ORDER BY seq LIMIT $2
+                """,
                 [.integer(start), StoredValue(limit + 1)])
             let hasMore = rows.count > limit
             let page = rows.prefix(limit).map(PostgresColumns.init)
@@ -86,7 +89,7 @@ extension PostgresStore: SyncRepository {
         try await session.text("SELECT value || to_hex('change_log'::regclass::oid::bigint) FROM sync_state WHERE key = 'database_id'") ?? "0"
     }
 
-    /// Writes a page of the change log (`seq, entity, entity_key, op`) as `SyncChange`s: notes from one
+    /// Writes a page of the change log (`seq, entity, entity_key, op, deleted_at`) as `SyncChange`s: notes from one
     /// query over the page's range, other records encoded from their models. An upsert whose record is gone
     /// by now is left out (its delete follows later).
     static func writeChanges(
@@ -118,7 +121,9 @@ extension PostgresStore: SyncRepository {
             let note = isUpsert && entity == SyncEntity.notes.rawValue ? notes[sequence] : nil
             let record = isUpsert && note == nil ? records["\(entity)/\(key)"] : nil
             guard !isUpsert || note != nil || record != nil else { continue }
-            try json.pulledChange(first: first, entity: entity, key: key, op: op, version: sequence, note: note, record: record)
+            try json.pulledChange(
+                first: first, entity: entity, key: key, op: op, version: sequence, deletedAt: isUpsert ? nil : row.string(4), note: note,
+                record: record)
             first = false
         }
     }
@@ -203,13 +208,15 @@ extension PostgresStore: SyncRepository {
             case .recordTombstone(let time):
                 try await recordTombstone(session, change.id, at: time)
                 return .answer(PushResult(id: change.id, status: .applied, version: try await fetchTombstone(session, change.id)?.version))
-            case .update(let fields, let time):
-                try await saveNote(session, id: change.id, fields: fields, updatedAt: time)
+            case .update(let note):
+                try await saveNote(session, id: change.id, note)
             case .unchanged:
                 break
-            case .insert(let name, let sourceId, let fields, let time):
+            case .insert(let name, let sourceId, let note):
                 var record = try slots.newNoteRecord(
-                    id: change.id, name: name, storedName: batch.existingSpeciesName(name), sourceId: sourceId, fields: fields, at: time)
+                    id: change.id, name: name, storedName: batch.existingSpeciesName(name), sourceId: sourceId, fields: note.fields,
+                    at: note.writtenAt)
+                record.stamp(note)
                 try await insertChecked(session, &record)
                 slots.filled(by: record)
             }

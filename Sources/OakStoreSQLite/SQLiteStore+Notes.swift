@@ -54,7 +54,8 @@ extension SQLiteStore: NoteRepository {
             }
             // An update that changes nothing is not a new version.
             guard fields != current.fields else { return current }
-            record.updatedAt = self.now
+            // Made on the current version: the fields it changes are written after it (the sync rule's time).
+            record.stamp(SyncRules.edit(current.timedFields, to: fields, at: SyncRules.hybridTime(self.now, after: current.updatedAt)))
             try Self.saveSpeciesSource(db, record)
             return try Self.requireNote(db, id)
         }
@@ -64,7 +65,7 @@ extension SQLiteStore: NoteRepository {
         try await write { db in
             let note = try Self.requireNote(db, id, expectedVersion: expectedVersion)
             let record = try Self.fetchSpeciesSource(db, note.scientificName, note.sourceId)
-            try Self.deleteSpeciesSource(db, record, at: self.now)
+            try Self.deleteSpeciesSource(db, record, at: SyncRules.hybridTime(self.now, after: note.updatedAt))
         }
     }
 
@@ -126,9 +127,10 @@ extension SQLiteStore: NoteRepository {
     }
 
     /// Writes a note's fields and timestamp into its row.
-    static func saveNote(_ db: Database, id: UUID, fields: NoteFields, updatedAt: Date) throws {
-        var record = try noteRecord(db, id: id, fields: fields)
-        record.updatedAt = updatedAt
+    /// Writes a note's fields with their times.
+    static func saveNote(_ db: Database, id: UUID, _ note: TimedFields) throws {
+        var record = try noteRecord(db, id: id, fields: note.fields)
+        record.stamp(note)
         try saveSpeciesSource(db, record)
     }
 }

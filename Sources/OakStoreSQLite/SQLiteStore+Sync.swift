@@ -84,7 +84,7 @@ extension SQLiteStore: SyncRepository {
     static func pageQuery(entities: [SyncEntity]) -> String {
         let entityList = entities.map { "'\($0.rawValue)'" }.joined(separator: ", ")
         return """
-            SELECT seq, entity, entity_key, op FROM change_log
+            SELECT seq, entity, entity_key, op, COALESCE(deleted_at, changed_at) FROM change_log
             WHERE seq > ?1 AND +entity IN (\(entityList)) AND (+op = 'upsert' OR seq > ?3) ORDER BY seq LIMIT ?2
             """
     }
@@ -95,6 +95,8 @@ extension SQLiteStore: SyncRepository {
         let entity: String
         let key: String
         let op: String
+        /// For a delete: when it happened.
+        let deletedAt: String?
 
         var isUpsert: Bool { op == SyncOperation.upsert.rawValue }
 
@@ -106,7 +108,11 @@ extension SQLiteStore: SyncRepository {
             let columns = StatementColumns(statement)
             var rows: [PageRow] = []
             while try cursor.next() != nil {
-                rows.append(PageRow(sequence: columns.int(0), entity: columns.string(1) ?? "", key: columns.string(2) ?? "", op: columns.string(3) ?? ""))
+                let op = columns.string(3) ?? ""
+                rows.append(
+                    PageRow(
+                        sequence: columns.int(0), entity: columns.string(1) ?? "", key: columns.string(2) ?? "", op: op,
+                        deletedAt: op == SyncOperation.delete.rawValue ? columns.string(4) : nil))
             }
             return rows
         }
@@ -136,7 +142,8 @@ extension SQLiteStore: SyncRepository {
                 guard record != nil else { continue }
             }
             try json.pulledChange(
-                first: first, entity: row.entity, key: row.key, op: row.op, version: row.sequence, note: isNote ? note : nil, record: record)
+                first: first, entity: row.entity, key: row.key, op: row.op, version: row.sequence, deletedAt: row.deletedAt,
+                note: isNote ? note : nil, record: record)
             first = false
         }
         // `note` reads the statement the cursor steps; the cursor resets it when it goes.
@@ -246,13 +253,14 @@ extension SQLiteStore: SyncRepository {
             case .recordTombstone(let time):
                 try recordTombstone(db, change.id, at: time)
                 return .answer(PushResult(id: change.id, status: .applied, version: try fetchTombstone(db, change.id)?.version))
-            case .update(let fields, let time):
-                try saveNote(db, id: change.id, fields: fields, updatedAt: time)
+            case .update(let note):
+                try saveNote(db, id: change.id, note)
             case .unchanged:
                 break
-            case .insert(let name, let sourceId, let fields, let time):
+            case .insert(let name, let sourceId, let note):
                 var record = try SpeciesSource.newNote(
-                    id: change.id, name: name, storedName: batch.existingSpeciesName(name), sourceId: sourceId, fields: fields, at: time)
+                    id: change.id, name: name, storedName: batch.existingSpeciesName(name), sourceId: sourceId, fields: note.fields, at: note.writtenAt)
+                record.stamp(note)
                 try insertNewNote(db, &record)
             }
         } catch let error as OakError where error.code == .conflict {

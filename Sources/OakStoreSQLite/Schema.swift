@@ -58,8 +58,15 @@ enum Schema {
         migrator.registerMigration("v13 note log entries by row") { db in
             try logNotesByRow(db)
         }
+        migrator.registerMigration("v14 field times") { db in
+            try db.execute(sql: addFieldTimes)
+        }
         return migrator
     }
+
+    /// When each note field of a row was last written, for the sync rule's merge field by field (`TimedFields`,
+    /// `FieldTimesJSON`); NULL, as every existing row has it, means every field was written at `updated_at`.
+    static let addFieldTimes = "ALTER TABLE species_sources ADD COLUMN field_times TEXT"
 
     /// SQL for the current time as stored: RFC 3339 UTC with milliseconds.
     static let now = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"

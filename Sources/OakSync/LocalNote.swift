@@ -34,6 +34,8 @@ public struct LocalNote: Hashable, Sendable, FetchableRecord, PersistableRecord 
     public var syncStatus: NoteSyncStatus
     /// Why the server rejected the pending change; it is retried only after the user edits the note.
     public var lastError: OakError?
+    /// When each field was last written, for those not written at `updatedAt` (`TimedFields`).
+    public var fieldTimes: [NoteFields.Field: Date]
 
     enum CodingKeys: String, CodingKey, ColumnExpression {
         case id
@@ -48,6 +50,7 @@ public struct LocalNote: Hashable, Sendable, FetchableRecord, PersistableRecord 
         case localVersion = "local_version"
         case syncStatus = "sync_status"
         case lastError = "last_error"
+        case fieldTimes = "field_times"
     }
 
     /// A note that equals the server's copy.
@@ -64,6 +67,7 @@ public struct LocalNote: Hashable, Sendable, FetchableRecord, PersistableRecord 
         localVersion = 0
         syncStatus = .synced
         lastError = nil
+        fieldTimes = note.fieldTimes
     }
 
     public init(row: Row) throws {
@@ -85,6 +89,7 @@ public struct LocalNote: Hashable, Sendable, FetchableRecord, PersistableRecord 
         localVersion = row[CodingKeys.localVersion]
         syncStatus = NoteSyncStatus(rawValue: row[CodingKeys.syncStatus]) ?? .pendingUpload
         lastError = (row[CodingKeys.lastError] as String?).flatMap { try? JSONDecoder().decode(OakError.self, from: Data($0.utf8)) }
+        fieldTimes = FieldTimesJSON.times(row[CodingKeys.fieldTimes])
     }
 
     public func encode(to container: inout PersistenceContainer) throws {
@@ -97,7 +102,10 @@ public struct LocalNote: Hashable, Sendable, FetchableRecord, PersistableRecord 
     static let columnNames: [String] =
         [CodingKeys.id, .scientificName, .sourceId, .subgenus, .section, .subsection, .complex].map(\.rawValue)
         + NoteFields.Field.allCases.map(\.rawValue)
-        + [CodingKeys.flowers, .hardinessHabitat, .isPreferred, .createdAt, .updatedAt, .serverVersion, .localVersion, .syncStatus, .lastError]
+        + [
+            CodingKeys.flowers, .hardinessHabitat, .isPreferred, .createdAt, .updatedAt, .serverVersion, .localVersion, .syncStatus, .lastError,
+            .fieldTimes,
+        ]
         .map(\.rawValue)
 
     /// The note's value of each of `columnNames`. Dates are written as GRDB writes them, without its `DateFormatter`.
@@ -116,6 +124,7 @@ public struct LocalNote: Hashable, Sendable, FetchableRecord, PersistableRecord 
                 WireTime.formatSQL(createdAt).databaseValue, WireTime.formatSQL(updatedAt).databaseValue, serverVersion.databaseValue,
                 localVersion.databaseValue, syncStatus.rawValue.databaseValue,
                 try lastError.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }.databaseValue,
+                FieldTimesJSON.text(fieldTimes).databaseValue,
             ]
             return values
         }
@@ -125,7 +134,19 @@ public struct LocalNote: Hashable, Sendable, FetchableRecord, PersistableRecord 
     public var note: Note {
         Note(
             id: id, scientificName: scientificName, taxonomy: taxonomy, fields: fields, sourceId: sourceId, createdAt: createdAt,
-            updatedAt: updatedAt, version: serverVersion, reference: reference)
+            updatedAt: updatedAt, version: serverVersion, reference: reference, fieldTimes: fieldTimes)
+    }
+
+    /// The note's fields with their times, as the sync rule weighs them.
+    var timedFields: TimedFields {
+        TimedFields(fields: fields, fieldTimes: fieldTimes, writtenAt: updatedAt)
+    }
+
+    /// Takes fields with their times (a local edit, or a merge with the server's copy).
+    mutating func take(_ timed: TimedFields) {
+        fields = timed.fields
+        fieldTimes = timed.fieldTimes
+        updatedAt = timed.writtenAt
     }
 
     /// Whether the server rejected this note's pending change.
@@ -138,17 +159,12 @@ public struct LocalNote: Hashable, Sendable, FetchableRecord, PersistableRecord 
         localVersion = counter
     }
 
-    /// Whether this note's pending change beats `server` by last write wins, as the server decides
-    /// (later `updatedAt` wins; a tie goes to the greater content; a delete has no content).
-    func pendingChangeWins(over server: Note) -> Bool {
-        SyncRules.wins(updatedAt, syncStatus == .pendingDelete ? nil : fields, over: server.updatedAt, server.fields)
-    }
-
     /// The change that pushes this note's pending state.
     var pushChange: PushChange {
         PushChange(
             id: id, op: syncStatus == .pendingDelete ? .delete : .upsert, baseVersion: serverVersion == 0 ? nil : serverVersion,
             updatedAt: updatedAt,
-            note: syncStatus == .pendingDelete ? nil : PushedNote(scientificName: scientificName, sourceId: sourceId, fields: fields))
+            note: syncStatus == .pendingDelete
+                ? nil : PushedNote(scientificName: scientificName, sourceId: sourceId, fields: fields, fieldTimes: fieldTimes))
     }
 }

@@ -102,6 +102,25 @@ public final class LocalStore: Sendable {
                     DELETE FROM sync_state WHERE key = 'cursor';
                     """)
         }
+        migrator.registerMigration("v3: field times, deleted notes") { db in
+            try db.execute(
+                sql: """
+                    -- When each field was last written, for those not written at updated_at (TimedFields).
+                    ALTER TABLE notes ADD COLUMN field_times TEXT;
+                    -- The last note of each species and source the device saw deleted, with its tombstone's version
+                    -- and the delete's time when known: made again, it keeps its id; a restored server that lost
+                    -- the delete is sent it again.
+                    CREATE TABLE deleted_notes (
+                        scientific_name TEXT NOT NULL,
+                        source_id INTEGER NOT NULL,
+                        id BLOB NOT NULL,
+                        version INTEGER NOT NULL,
+                        deleted_at TEXT,
+                        PRIMARY KEY (scientific_name, source_id)
+                    );
+                    CREATE UNIQUE INDEX deleted_notes_id ON deleted_notes(id);
+                    """)
+        }
         return migrator
     }
 
@@ -256,6 +275,60 @@ public final class LocalStore: Sendable {
         try db.execute(
             sql: "INSERT INTO sync_state(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             arguments: [key, value])
+    }
+
+    // MARK: Deleted notes
+
+    /// Removes a note the server deleted (its tombstone at `version`, the delete at `deletedAt` when known),
+    /// remembering it for its species and source: the note made again there keeps the id
+    /// (`NotesRepository.create`), and a restored server that lost the delete is sent it again (`queueLostDeletes`).
+    static func removeDeletedNote(_ db: Database, _ note: LocalNote, version: Int64?, deletedAt: Date?) throws {
+        try note.delete(db)
+        guard let version else { return }
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO deleted_notes(scientific_name, source_id, id, version, deleted_at) VALUES (?, ?, ?, ?, ?)",
+            arguments: [note.scientificName, note.sourceId, note.id, version, deletedAt.map(WireTime.formatPrecise)])
+    }
+
+    /// A pulled delete of a note the device removed already: its tombstone's version and time are the latest.
+    static func noteDeletedAgain(_ db: Database, id: UUID, version: Int64, deletedAt: Date?) throws {
+        try db.execute(
+            sql: "UPDATE deleted_notes SET version = ?, deleted_at = COALESCE(?, deleted_at) WHERE id = ?",
+            arguments: [version, deletedAt.map(WireTime.formatPrecise), id])
+    }
+
+    /// After a snapshot of a server that lost history (restored from a backup, or another database): every
+    /// delete the device saw, with its time, is sent again, weighed against what the server holds, so a delete
+    /// the server lost does not bring the note back. The note the snapshot holds is hidden until the push.
+    static func queueLostDeletes(_ db: Database) throws {
+        for row in try Row.fetchAll(db, sql: "SELECT scientific_name, source_id, id, deleted_at FROM deleted_notes WHERE deleted_at IS NOT NULL") {
+            guard let deletedAt = WireTime.parse(row["deleted_at"]) else { continue }
+            var note =
+                try LocalNote.fetchOne(db, key: row["id"] as UUID)
+                ?? LocalNote(server: Note(id: row["id"], scientificName: row["scientific_name"], sourceId: row["source_id"], createdAt: deletedAt, updatedAt: deletedAt))
+            guard note.syncStatus == .synced else { continue }
+            note.updatedAt = deletedAt
+            note.serverVersion = 0
+            note.syncStatus = .pendingDelete
+            try note.save(db)
+        }
+    }
+
+    /// The latest time a delete the device saw was made at.
+    static func latestDelete(_ db: Database) throws -> Date? {
+        try String.fetchOne(db, sql: "SELECT MAX(deleted_at) FROM deleted_notes").flatMap(WireTime.parse)
+    }
+
+    /// The id and tombstone version of the last note of a species and source the device saw deleted.
+    static func deletedNote(_ db: Database, name: String, sourceId: Int) throws -> (id: UUID, version: Int64)? {
+        try Row.fetchOne(
+            db, sql: "SELECT id, version FROM deleted_notes WHERE scientific_name = ? AND source_id = ?", arguments: [name, sourceId]
+        ).map { ($0["id"], $0["version"]) }
+    }
+
+    /// Forgets the deleted note of a species and source (a note lives there again).
+    static func forgetDeletedNote(_ db: Database, name: String, sourceId: Int) throws {
+        try db.execute(sql: "DELETE FROM deleted_notes WHERE scientific_name = ? AND source_id = ?", arguments: [name, sourceId])
     }
 
     /// Folds the write-ahead log into the database file (after a snapshot, which writes a lot at once).

@@ -46,10 +46,13 @@ public final class NotesRepository: Sendable {
     }
 
     /// Creates a note for a species; throws CONFLICT if the species already has a note from that source.
+    /// A note of the species and source that was deleted is brought back under its id: a delete of that id
+    /// made later on another device still applies to it (under a new id it would survive that delete).
     @discardableResult
     public func create(scientificName: String, sourceId: Int = Source.personalObservationID, fields: NoteFields) async throws -> LocalNote {
-        let now = WireTime.milliseconds(clock())
+        let clock = clock
         let note = try await store.writer.write { db in
+            let now = try Self.writeTime(db, clock())
             let name = try LocalStore.storedSpeciesName(db, scientificName)
             let taxonomy = try (LocalStore.record(db, .species(name)) as Species?).map {
                 NoteTaxonomy(subgenus: $0.subgenus, section: $0.section, subsection: $0.subsection, complex: $0.complex)
@@ -64,44 +67,60 @@ public final class NotesRepository: Sendable {
                 }
                 existing.createdAt = now
                 note = existing
+            } else if let deleted = try LocalStore.deletedNote(db, name: name, sourceId: sourceId) {
+                // Made on the delete the device saw: based on its tombstone's version (a fast-forward over it).
+                note = LocalNote(server: Note(id: deleted.id, scientificName: name, sourceId: sourceId, createdAt: now, updatedAt: now))
+                note.serverVersion = deleted.version
             } else {
                 note = LocalNote(server: Note(id: UUID(), scientificName: name, sourceId: sourceId, createdAt: now, updatedAt: now))
             }
             note.taxonomy = taxonomy ?? note.taxonomy
-            note.fields = fields
-            try Self.markPending(db, &note, .pendingUpload, at: now)
+            // A note made anew: every field is written now.
+            note.take(TimedFields(fields: fields, writtenAt: now))
+            try Self.markPending(db, &note, .pendingUpload)
+            try LocalStore.forgetDeletedNote(db, name: name, sourceId: sourceId)
             return note
         }
         store.localWriteHappened()
         return note
     }
 
-    /// Replaces a note's fields.
+    /// Replaces a note's fields: those that change are written now, the others keep their times, so edits of
+    /// different fields on different devices all stay (`SyncRules.edit`).
     @discardableResult
     public func update(id: UUID, fields: NoteFields) async throws -> LocalNote {
-        try await change(id, to: .pendingUpload) { $0.fields = fields }
+        try await change(id, to: .pendingUpload) { note, time in note.take(SyncRules.edit(note.timedFields, to: fields, at: time)) }
     }
 
     /// Deletes a note: it disappears from lists at once and is deleted on the server by the next push.
     /// Returns the note as it is kept until then.
     @discardableResult
     public func delete(id: UUID) async throws -> LocalNote {
-        try await change(id, to: .pendingDelete) { _ in }
+        try await change(id, to: .pendingDelete) { note, time in note.take(note.timedFields.written(at: time)) }
     }
 
-    /// Changes an existing note and marks it pending, in one transaction.
-    private func change(_ id: UUID, to status: NoteSyncStatus, _ edit: @escaping @Sendable (inout LocalNote) -> Void) async throws
-        -> LocalNote
-    {
-        let now = WireTime.milliseconds(clock())
+    /// Changes an existing note at the time of the write and marks it pending, in one transaction.
+    private func change(
+        _ id: UUID, to status: NoteSyncStatus, _ edit: @escaping @Sendable (inout LocalNote, Date) -> Void
+    ) async throws -> LocalNote {
+        let clock = clock
         let note = try await store.writer.write { db in
             var note = try Self.existing(db, id)
-            edit(&note)
-            try Self.markPending(db, &note, status, at: now)
+            edit(&note, try Self.writeTime(db, clock()))
+            try Self.markPending(db, &note, status)
             return note
         }
         store.localWriteHappened()
         return note
+    }
+
+    /// The time of a local write: the device's clock, but never earlier than the latest time the device has seen
+    /// (any note it holds, any delete it saw), whatever its clock says: a hybrid logical time
+    /// (`SyncRules.hybridTime`).
+    private static func writeTime(_ db: Database, _ now: Date) throws -> Date {
+        let latestNote = try Row.fetchOne(db, sql: "SELECT MAX(updated_at) FROM notes").flatMap { row in row[0] as Date? }
+        let latestSeen = [latestNote, try LocalStore.latestDelete(db)].compactMap { $0 }.max()
+        return latestSeen.map { SyncRules.hybridTime(now, after: $0) } ?? WireTime.milliseconds(now)
     }
 
     private static func visible(_ db: Database, species: String?, sourceId: Int, includingDeleted: Bool = false) throws
@@ -120,12 +139,8 @@ public final class NotesRepository: Sendable {
         return note
     }
 
-    /// Stamps a local write: new time, next local version, pending, and any rejection cleared (the user edited it).
-    /// The time is a hybrid logical time (`SyncRules.hybridTime`): never earlier than the latest time the device
-    /// has seen (any note it holds, this one's version included), whatever its clock says.
-    private static func markPending(_ db: Database, _ note: inout LocalNote, _ status: NoteSyncStatus, at now: Date) throws {
-        let latestSeen = try Row.fetchOne(db, sql: "SELECT MAX(updated_at) FROM notes").flatMap { row in row[0] as Date? }
-        note.updatedAt = latestSeen.map { SyncRules.hybridTime(now, after: $0) } ?? now
+    /// Marks a local write: next local version, pending, and any rejection cleared (the user edited it).
+    private static func markPending(_ db: Database, _ note: inout LocalNote, _ status: NoteSyncStatus) throws {
         note.localVersion += 1
         note.syncStatus = status
         note.lastError = nil

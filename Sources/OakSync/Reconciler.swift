@@ -35,19 +35,20 @@ struct Reconciler: Sendable {
                 switch result.status {
                 case .applied:
                     if editedInFlight {
-                        // The server now holds the pushed edit; the newer one builds on it.
+                        // The server now holds the pushed change; the newer edit builds on it, field by field.
+                        if let stored = result.note { note.take(SyncRules.merge(stored.timedFields, note.timedFields)) }
                         note.serverVersion = result.version ?? note.serverVersion
                         try note.update(db)
                     } else if let stored = result.note {
                         note.adopt(stored)
                         try note.update(db)
                     } else {
-                        try note.delete(db)
+                        try LocalStore.removeDeletedNote(db, note, version: result.version, deletedAt: snapshot.updatedAt)
                     }
                 case .stale:
                     guard let winner = result.note else {
                         // The server deleted the note and that delete won.
-                        if !editedInFlight { try note.delete(db) }
+                        if !editedInFlight { try LocalStore.removeDeletedNote(db, note, version: result.version, deletedAt: nil) }
                         continue
                     }
                     if winner.id != note.id {
@@ -99,6 +100,7 @@ struct Reconciler: Sendable {
             }
             if serverLostHistory {
                 for id in absent { try LocalStore.queueLostNote(db, id) }
+                try LocalStore.queueLostDeletes(db)
                 // Base versions name versions of the lost history: pending changes are weighed afresh by last
                 // write wins, as new changes (no base version), never fast-forwarded on a reused number.
                 try db.execute(sql: "UPDATE notes SET server_version = 0 WHERE sync_status != 'synced'")
@@ -133,10 +135,16 @@ struct Reconciler: Sendable {
             case (.note(let note)?, .upsert):
                 try applyServerNote(db, note, index, serverLostHistory: serverLostHistory)
             case (_, .delete) where change.entity == .notes:
-                guard let id = UUID(wireString: change.key), let note = try LocalNote.fetchOne(db, key: id) else { continue }
+                guard let id = UUID(wireString: change.key) else { continue }
+                guard let note = try LocalNote.fetchOne(db, key: id) else {
+                    try LocalStore.noteDeletedAgain(db, id: id, version: change.version, deletedAt: change.deletedAt)
+                    continue
+                }
                 // A pending change stays: the push lets the server weigh an edit against the delete, and a
                 // delete made here records its own time on the tombstone, which may be later than the pulled one's.
-                if note.syncStatus == .synced || (note.syncStatus == .pendingDelete && note.isRejected) { try note.delete(db) }
+                if note.syncStatus == .synced || (note.syncStatus == .pendingDelete && note.isRejected) {
+                    try LocalStore.removeDeletedNote(db, note, version: change.version, deletedAt: change.deletedAt)
+                }
             case (let record?, .upsert):
                 // A source edited here keeps its edit until the push; a species created here is the server's now.
                 let state = try String.fetchOne(
@@ -183,24 +191,31 @@ struct Reconciler: Sendable {
         }
     }
 
-    /// The server's copy replaces a local note unless the local one has a pending change that is newer.
-    /// The pending change keeps its base version, so the server weighs it by last write wins too.
+    /// The server's copy and a local note, merged field by field (`SyncRules.merge`): the server's copy when
+    /// the local note has no pending edit newer in any field (it is synced then); else the merge, still
+    /// pending, now based on the server's version. A pending delete stays as it is: the server weighs it
+    /// against its copy (fields written after the delete survive it there).
     private static func merge(_ db: Database, _ server: Note, into local: LocalNote) throws {
-        guard local.syncStatus == .synced || !local.pendingChangeWins(over: server) else { return }
+        guard local.syncStatus != .pendingDelete else { return }
         var note = local
-        note.adopt(server)
+        let merged = SyncRules.merge(server.timedFields, local.timedFields)
+        if local.syncStatus == .synced || merged == server.timedFields {
+            note.adopt(server)
+        } else {
+            note.take(merged)
+            note.serverVersion = server.version
+        }
         try note.update(db)
     }
 
     /// A local note the server knows under another id (two devices created it): the note takes the
-    /// server's id and copy, and the local edit is re-applied on top if it is newer.
+    /// server's id and copy, merged field by field with the local pending edit.
     private static func replace(_ db: Database, _ local: LocalNote, with server: Note) throws {
         try local.delete(db)
         var note = LocalNote(server: server)
-        if local.syncStatus == .pendingUpload, local.pendingChangeWins(over: server) {
-            note.fields = local.fields
-            note.updatedAt = local.updatedAt
-            note.serverVersion = 0
+        let merged = SyncRules.merge(server.timedFields, local.timedFields)
+        if local.syncStatus == .pendingUpload, merged != server.timedFields {
+            note.take(merged)
             note.localVersion = local.localVersion
             note.syncStatus = .pendingUpload
         }

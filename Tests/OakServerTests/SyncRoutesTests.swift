@@ -454,7 +454,7 @@ struct SyncRoutesTests {
         }
     }
 
-    @Test("timestamps more than 5 minutes in the future are clamped to server time")
+    @Test("timestamps more than 15 minutes in the future are clamped to server time")
     func futureClamped() async throws {
         let env = try await TestEnvironment()
         try await env.test { client in

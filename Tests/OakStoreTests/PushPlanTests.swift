@@ -24,6 +24,17 @@ struct PushPlanTests {
             note: op == .delete ? nil : PushedNote(scientificName: species, sourceId: source, fields: NoteFields(leaf: leaf)))
     }
 
+    /// A note whose every field was written at `time`, `leaf` its only text.
+    private func whole(_ leaf: String, at time: Date) -> TimedFields {
+        TimedFields(fields: NoteFields(leaf: leaf), writtenAt: time)
+    }
+
+    /// A note whose leaf was written at `leafTime` and its other (empty) fields at `others`.
+    private func leafWritten(_ leaf: String, at leafTime: Date, others: Date) -> TimedFields {
+        let times = Dictionary(uniqueKeysWithValues: NoteFields.Field.allCases.filter { $0 != .leaf }.map { ($0, others) })
+        return TimedFields(fields: NoteFields(leaf: leaf), fieldTimes: times, writtenAt: leafTime)
+    }
+
     private func plan(_ change: PushChange, current: Note?, tombstone: NoteTombstone? = nil) throws -> PushPlan {
         try PushPlan.plan(for: change, current: current, tombstone: tombstone, now: now, storedName: { $0 == "Quercus alba" ? "alba" : $0 })
     }
@@ -31,10 +42,10 @@ struct PushPlanTests {
     @Test("an edit based on the stored version fast-forwards; with a slow clock its time is a tick after that version's, never earlier")
     func fastForward() throws {
         let earlier = stored.addingTimeInterval(-60)
-        let tick = stored.addingTimeInterval(SyncRules.tick)
-        #expect(try plan(change(at: earlier), current: note()) == .update(fields: NoteFields(leaf: "entire"), at: tick))
+        let tick = WireTime.milliseconds(stored.addingTimeInterval(SyncRules.tick))
+        #expect(try plan(change(at: earlier), current: note()) == .update(leafWritten("entire", at: tick, others: stored)))
         let later = stored.addingTimeInterval(5)
-        #expect(try plan(change(at: later), current: note()) == .update(fields: NoteFields(leaf: "entire"), at: later))
+        #expect(try plan(change(at: later), current: note()) == .update(whole("entire", at: later)))
         #expect(try plan(change(.delete, at: earlier), current: note()) == .delete(note(), at: tick))
         // The same fields from a slow clock leave the note as it is: its time never moves back.
         #expect(try plan(change(at: earlier, leaf: "lobed"), current: note()) == .unchanged)
@@ -44,10 +55,11 @@ struct PushPlanTests {
     func slowClockKeepsHistoryForward() throws {
         // v1 written at +100 s; A (60 s slow) edits on v1 at "+40"; B edits from the version before v1 at +70.
         let v1 = note(version: 8, leaf: "v1", at: stored.addingTimeInterval(100))
-        guard case .update(_, let recorded) = try plan(change(base: 8, at: stored.addingTimeInterval(40), leaf: "A"), current: v1) else {
+        guard case .update(let written) = try plan(change(base: 8, at: stored.addingTimeInterval(40), leaf: "A"), current: v1) else {
             Issue.record("A's edit fast-forwards")
             return
         }
+        let recorded = written.writtenAt
         #expect(recorded > v1.updatedAt)
         let afterA = note(version: 9, leaf: "A", at: recorded)
         let b = try plan(change(base: 7, at: stored.addingTimeInterval(70), leaf: "B"), current: afterA)
@@ -57,7 +69,7 @@ struct PushPlanTests {
     @Test("a concurrent edit wins by its later time and loses by an earlier one")
     func lastWriteWins() throws {
         let later = stored.addingTimeInterval(60)
-        #expect(try plan(change(base: 5, at: later), current: note()) == .update(fields: NoteFields(leaf: "entire"), at: later))
+        #expect(try plan(change(base: 5, at: later), current: note()) == .update(whole("entire", at: later)))
         let result = try plan(change(base: 5, at: stored.addingTimeInterval(-60)), current: note())
         #expect(result == .answer(PushResult(id: id, status: .stale, version: 7, note: note())))
     }
@@ -65,7 +77,7 @@ struct PushPlanTests {
     @Test("a timestamp too far in the future is recorded as the server's time")
     func clockSkewClamp() throws {
         let future = now.addingTimeInterval(SyncRules.allowedClockSkew + 1)
-        #expect(try plan(change(base: 5, at: future), current: note()) == .update(fields: NoteFields(leaf: "entire"), at: now))
+        #expect(try plan(change(base: 5, at: future), current: note()) == .update(whole("entire", at: now)))
     }
 
     @Test("the same fields at the same time change nothing")
@@ -98,24 +110,24 @@ struct PushPlanTests {
 
     @Test("a new note is inserted; after a delete, only a later edit or one based on the tombstone brings it back")
     func tombstones() throws {
-        let insert = PushPlan.insert(scientificName: "alba", sourceId: nil, fields: NoteFields(leaf: "entire"), at: stored)
+        let insert = PushPlan.insert(scientificName: "alba", sourceId: nil, whole("entire", at: stored))
         #expect(try plan(change(base: nil, at: stored), current: nil) == insert)
         let tombstone = NoteTombstone(version: 9, deletedAt: stored.addingTimeInterval(30))
         #expect(try plan(change(base: nil, at: stored), current: nil, tombstone: tombstone) == .answer(PushResult(id: id, status: .stale, version: 9)))
         // Based on the tombstone: brought back, a tick after the delete it was made on.
         #expect(
             try plan(change(base: 9, at: stored), current: nil, tombstone: tombstone)
-                == .insert(scientificName: "alba", sourceId: nil, fields: NoteFields(leaf: "entire"), at: stored.addingTimeInterval(30 + SyncRules.tick)))
+                == .insert(scientificName: "alba", sourceId: nil, whole("entire", at: stored.addingTimeInterval(30 + SyncRules.tick))))
         let later = stored.addingTimeInterval(60)
         #expect(
             try plan(change(base: nil, at: later), current: nil, tombstone: tombstone)
-                == .insert(scientificName: "alba", sourceId: nil, fields: NoteFields(leaf: "entire"), at: later))
+                == .insert(scientificName: "alba", sourceId: nil, whole("entire", at: later)))
     }
 
     @Test("a delete fast-forwards or wins by time; a delete of a deleted note is applied with its tombstone's version, moving it if later")
     func deletes() throws {
         #expect(
-            try plan(change(.delete, at: stored.addingTimeInterval(-60)), current: note()) == .delete(note(), at: stored.addingTimeInterval(SyncRules.tick)))
+            try plan(change(.delete, at: stored.addingTimeInterval(-60)), current: note()) == .delete(note(), at: WireTime.milliseconds(stored.addingTimeInterval(SyncRules.tick))))
         #expect(try plan(change(.delete, base: 3, at: now), current: note()) == .delete(note(), at: now))
         #expect(
             try plan(change(.delete, base: 3, at: stored.addingTimeInterval(-1)), current: note())
@@ -145,6 +157,28 @@ struct PushPlanTests {
         let second = NoteTombstone(version: 14, deletedAt: stored.addingTimeInterval(30))
         let revival = try plan(change(base: 12, at: stored.addingTimeInterval(20)), current: nil, tombstone: second)
         #expect(revival == .answer(PushResult(id: id, status: .stale, version: 14)))
+    }
+
+    @Test("per field: a change with field times keeps the stored fields it did not write since, and a late delete clears only what was written before it")
+    func perField() throws {
+        // Stored: leaf "lobed" at `stored`. A device edited bark at +20, its leaf still from `stored - 100`.
+        var body = PushedNote(scientificName: "alba", fields: NoteFields(leaf: "old leaf", bark: "scaly"))
+        body.fieldTimes = Dictionary(uniqueKeysWithValues: NoteFields.Field.allCases.filter { $0 != .bark }.map { ($0, stored.addingTimeInterval(-100)) })
+        let change = PushChange(id: id, op: .upsert, baseVersion: 5, updatedAt: stored.addingTimeInterval(20), note: body)
+        guard case .update(let merged) = try plan(change, current: note()) else {
+            Issue.record("the bark edit is taken")
+            return
+        }
+        #expect(merged.fields == NoteFields(leaf: "lobed", bark: "scaly"))
+        // A delete made at +10, arriving after: the note stays (bark was written after it), its leaf is cleared.
+        let current = Note(
+            id: id, scientificName: "alba", fields: merged.fields, createdAt: stored, updatedAt: merged.writtenAt, version: 8,
+            fieldTimes: merged.fieldTimes)
+        guard case .update(let left) = try plan(self.change(.delete, base: 3, at: stored.addingTimeInterval(10)), current: current) else {
+            Issue.record("the delete clears what was written before it")
+            return
+        }
+        #expect(left.fields == NoteFields(bark: "scaly"))
     }
 
     @Test("bad fields and unknown references refuse the change alone; other errors fail the push")

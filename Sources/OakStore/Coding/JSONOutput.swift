@@ -226,8 +226,8 @@ extension ColumnReader {
 /// How a column's text becomes JSON.
 public enum ColumnKind: Sendable {
     /// `timestamp`: whole seconds, as the REST routes answer; `preciseTimestamp`: to the millisecond, as the
-    /// sync protocol carries the times last write wins compares.
-    case text, integer, boolean, stringList, joinedList, valueList, timestamp, preciseTimestamp, uuid
+    /// sync protocol carries the times last write wins compares; `json`: text stored as JSON, written as it is.
+    case text, integer, boolean, stringList, joinedList, valueList, timestamp, preciseTimestamp, uuid, json
 
     /// Whether the column holds a list, which may be empty.
     @inlinable
@@ -318,6 +318,7 @@ extension JSONOutput {
         case .valueList: try valueList(text: text)
         case .timestamp: timestamp(text: text)
         case .preciseTimestamp: preciseTimestamp(text: text)
+        case .json: if let text { append(text) } else { null() }
         case .uuid: uuid(text: text)
         default: if let text { string(utf8: text) } else { null() }
         }

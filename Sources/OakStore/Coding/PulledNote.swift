@@ -4,7 +4,7 @@ import OakModels
 public enum PulledNoteColumn: Int32, CaseIterable, Sendable {
     case seq, uuid, scientificName, sourceId, localNames, range, growthHabit, leaves, fruits, bark, twigs, buds
     case miscellaneous, url, createdAt, updatedAt, subgenus, section, subsection, complex
-    case flowers, hardinessHabitat, isPreferred
+    case flowers, hardinessHabitat, isPreferred, fieldTimes
 
     private var expression: String {
         switch self {
@@ -30,7 +30,9 @@ extension JSONOutput {
     @usableFromInline typealias NoteMember = ColumnMember<PulledNoteColumn>
 
     // A note's members (`Note` keys, sorted), around its `fields` and `taxonomy` objects.
-    @usableFromInline static let noteBeforeFields: [NoteMember] = [NoteMember("createdAt", .createdAt, .timestamp)]
+    @usableFromInline static let noteBeforeFields: [NoteMember] = [
+        NoteMember("createdAt", .createdAt, .timestamp), NoteMember("fieldTimes", .fieldTimes, .json),
+    ]
     @usableFromInline static let noteFields: [NoteMember] = [
         NoteMember("acorn", .fruits), NoteMember("bark", .bark), NoteMember("buds", .buds), NoteMember("commonNames", .localNames, .joinedList),
         NoteMember("fieldNotes", .miscellaneous), NoteMember("form", .growthHabit), NoteMember("leaf", .leaves), NoteMember("rangeHabitat", .range),

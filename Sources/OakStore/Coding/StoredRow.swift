@@ -124,12 +124,13 @@ extension SpeciesSource {
             bark: row.text("bark"), twigs: row.text("twigs"), buds: row.text("buds"), hardinessHabitat: row.text("hardiness_habitat"),
             miscellaneous: row.text("miscellaneous"), url: row.text("url"), isPreferred: row.bool("is_preferred"),
             createdAt: ColumnCoding.date(row.text("created_at")), updatedAt: ColumnCoding.date(row.text("updated_at")))
+        fieldTimes = FieldTimesJSON.times(row.text("field_times"))
     }
 
     /// The columns of `columnList`, in its order: every column but the row's number.
     package static let columnNames = [
         "uuid", "scientific_name", "source_id", "local_names", "range", "growth_habit", "leaves", "flowers", "fruits", "bark", "twigs",
-        "buds", "hardiness_habitat", "miscellaneous", "url", "is_preferred", "created_at", "updated_at",
+        "buds", "hardiness_habitat", "miscellaneous", "url", "is_preferred", "created_at", "updated_at", "field_times",
     ]
 
     /// The values of `columnNames`, in order (a note's insert is a statement written once, with no dictionary).
@@ -139,6 +140,7 @@ extension SpeciesSource {
             StoredValue(range), StoredValue(growthHabit), StoredValue(leaves), StoredValue(flowers), StoredValue(fruits),
             StoredValue(bark), StoredValue(twigs), StoredValue(buds), StoredValue(hardinessHabitat), StoredValue(miscellaneous),
             StoredValue(url), StoredValue(isPreferred), StoredValue(createdAt), StoredValue(updatedAt),
+            StoredValue(FieldTimesJSON.text(fieldTimes)),
         ]
     }
 

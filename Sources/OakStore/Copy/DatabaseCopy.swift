@@ -37,7 +37,7 @@ package struct CopiedTable: Sendable {
             order: "scientific_name"),
         CopiedTable(
             "species_sources", integers: ["id", "source_id", "is_preferred"],
-            "id scientific_name source_id local_names range growth_habit leaves flowers fruits bark_twigs_buds hardiness_habitat miscellaneous url is_preferred bark twigs buds uuid created_at updated_at",
+            "id scientific_name source_id local_names range growth_habit leaves flowers fruits bark_twigs_buds hardiness_habitat miscellaneous url is_preferred bark twigs buds uuid created_at updated_at field_times",
             order: "id"),
         CopiedTable("api_tokens", "name token_hash abilities created_at last_used_at", order: "name"),
         CopiedTable("import_metadata", "key value", order: "key"),

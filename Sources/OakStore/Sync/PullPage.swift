@@ -72,9 +72,15 @@ extension JSONOutput {
     /// or neither (`null`, a delete); `first` says whether it opens the array.
     @inlinable
     public mutating func pulledChange<Columns: ColumnReader>(
-        first: Bool, entity: String, key: String, op: String, version: Int64, note: Columns?, record: Data?
+        first: Bool, entity: String, key: String, op: String, version: Int64, deletedAt: String? = nil, note: Columns?, record: Data?
     ) throws {
-        raw(first ? #"{"entity":"# : #",{"entity":"#)
+        raw(first ? "{" : ",{")
+        if let deletedAt {
+            raw(#""deletedAt":"#)
+            string(WireTime.parse(deletedAt).map(WireTime.formatPrecise) ?? deletedAt)
+            raw(",")
+        }
+        raw(#""entity":"#)
         string(entity)
         raw(#","key":"#)
         string(key)

@@ -18,16 +18,19 @@ package struct NoteTombstone: Equatable, Sendable {
 }
 
 /// What a pushed note change comes to, decided from what the server holds: the rule of push, written once
-/// for every backend, which carries the plan out in the push's transaction.
+/// for every backend, which carries the plan out in the push's transaction. It is the README's sync rule:
 ///
-/// - A change made on the version the server holds (its `baseVersion` is that version) fast-forwards; its time
-///   is recorded as a hybrid logical time, never earlier than that version's (`SyncRules.hybridTime`), so a
-///   slow clock cannot order it before what it was made on.
-/// - Any other change is weighed by last write wins (`SyncRules.wins`), the device's clock clamped to the
-///   server's allowed skew.
-/// - A delete always leaves a tombstone, for a note the server never had too (a delete can arrive before the
-///   create it follows), and every change to a tombstone is a new version, so no base version taken before
-///   it fast-forwards past it.
+/// - Field by field, the value written last wins (`SyncRules.merge`); a change from an older client, which
+///   names no field times, wrote every field at its `updatedAt`.
+/// - A delete removes the note unless a write was made after it; fields written before it are cleared
+///   (`SyncRules.afterDelete`). A delete always leaves a tombstone, for a note the server never had too (a
+///   delete can arrive before the create it follows), and every change to a tombstone is a new version.
+/// - A delete, or a change that names no field times (an older client's, or a note made anew), made on the
+///   version the server holds (its `baseVersion`) is a fast-forward: what it changes is timed after that
+///   version at the earliest (`SyncRules.made`), so a slow clock cannot order it before what it was made on.
+///   A change with field times carries them from a device that keeps hybrid logical times itself, and is
+///   merged as it is (its older fields may be a merge the device made, and keep their own times). Device
+///   clocks are clamped to the server's allowed skew.
 package enum PushPlan: Equatable, Sendable {
     /// Nothing to write; the change's result.
     case answer(PushResult)
@@ -37,12 +40,12 @@ package enum PushPlan: Equatable, Sendable {
     /// is later than its tombstone (an edit made between the two deletes does not bring the note back) or
     /// that it never had (the create it follows may arrive later). Answered as applied, with the new version.
     case recordTombstone(at: Date)
-    /// Write `fields` into the existing note, updated at `at`.
-    case update(fields: NoteFields, at: Date)
+    /// Write the note's fields with their times (the merge of the stored note and the change).
+    case update(TimedFields)
     /// The note already holds this change: answer it as stored.
     case unchanged
     /// Create the note, which must pass the checks of a new note (species, source, one note per pair).
-    case insert(scientificName: String, sourceId: Int?, fields: NoteFields, at: Date)
+    case insert(scientificName: String, sourceId: Int?, TimedFields)
 
     /// Decides a change against the note as stored (`current`) or, when there is none, its tombstone.
     /// `storedName` gives the name a species is stored under (a pushed name may differ in its hybrid sign).
@@ -60,42 +63,38 @@ package enum PushPlan: Equatable, Sendable {
                 if time > tombstone.deletedAt { return .recordTombstone(at: time) }
                 return .answer(PushResult(id: change.id, status: .applied, version: tombstone.version))
             }
-            if fastForward(current.version) { return .delete(current, at: SyncRules.hybridTime(time, after: current.updatedAt)) }
-            guard SyncRules.wins(time, nil, over: current.updatedAt, current.fields) else { return stale(current) }
-            return .delete(current, at: time)
+            let stored = current.timedFields
+            let at = fastForward(current.version) ? SyncRules.hybridTime(time, after: stored.writtenAt) : time
+            guard let left = SyncRules.afterDelete(at: at, of: stored) else { return .delete(current, at: at) }
+            // Written to after the delete: the note stays, without what was written before it.
+            return left == stored ? stale(current) : .update(left)
 
         case .upsert:
             guard let body = change.note else {
                 return .answer(PushResult(id: change.id, status: .rejected, error: .invalid("note", "is required for an upsert")))
             }
+            var incoming = TimedFields(
+                fields: body.fields, fieldTimes: body.fieldTimes.mapValues { SyncRules.recordedTime(of: $0, now: now) }, writtenAt: time)
+            let wholeNote = body.fieldTimes.isEmpty
             guard let current else {
-                guard let tombstone else {
-                    return .insert(scientificName: body.scientificName, sourceId: body.sourceId, fields: body.fields, at: time)
-                }
-                if fastForward(tombstone.version) {
-                    let at = SyncRules.hybridTime(time, after: tombstone.deletedAt)
-                    return .insert(scientificName: body.scientificName, sourceId: body.sourceId, fields: body.fields, at: at)
-                }
-                guard SyncRules.wins(time, body.fields, over: tombstone.deletedAt, nil) else {
+                guard let tombstone else { return .insert(scientificName: body.scientificName, sourceId: body.sourceId, incoming) }
+                if fastForward(tombstone.version), wholeNote { incoming = SyncRules.made(incoming, on: nil, deletedAt: tombstone.deletedAt) }
+                guard let revived = SyncRules.afterDelete(at: tombstone.deletedAt, of: incoming) else {
                     return .answer(PushResult(id: change.id, status: .stale, version: tombstone.version))
                 }
-                return .insert(scientificName: body.scientificName, sourceId: body.sourceId, fields: body.fields, at: time)
+                return .insert(scientificName: body.scientificName, sourceId: body.sourceId, revived)
             }
             guard try storedName(body.scientificName) == current.scientificName,
                 (body.sourceId ?? Source.personalObservationID) == current.sourceId
             else {
                 return .answer(rejection(of: change, .invalid("note.scientificName", "a note's species and source cannot change"))!)
             }
-            let at: Date
-            if fastForward(current.version) {
-                // The same fields again change nothing: a fast-forward never moves a note's time back.
-                guard body.fields != current.fields || time > current.updatedAt else { return .unchanged }
-                at = SyncRules.hybridTime(time, after: current.updatedAt)
-            } else {
-                guard SyncRules.wins(time, body.fields, over: current.updatedAt, current.fields) else { return stale(current) }
-                at = time
-            }
-            return body.fields != current.fields || at != current.updatedAt ? .update(fields: body.fields, at: at) : .unchanged
+            let stored = current.timedFields
+            if fastForward(current.version), wholeNote { incoming = SyncRules.made(incoming, on: stored) }
+            let merged = SyncRules.merge(stored, incoming)
+            guard merged == stored else { return .update(merged) }
+            // Nothing of the change is newer: the same change again (or the same fields) is answered as stored.
+            return fastForward(current.version) || incoming.fields == stored.fields ? .unchanged : stale(current)
         }
     }
 

@@ -7,7 +7,12 @@ import OakModels
 public enum PushReceipts {
     /// A change's identity: every field that defines it, in a fixed layout, hashed (SHA-256, in hex).
     public static func digest(of change: PushChange) -> String {
-        let note = change.note.map { "\($0.scientificName)|\($0.sourceId.map(String.init) ?? "-")|\($0.fields.tieBreakKey)" } ?? "-"
+        // Field times join the layout only when named, so a change without them keeps the digest it always had.
+        let note =
+            change.note.map {
+                "\($0.scientificName)|\($0.sourceId.map(String.init) ?? "-")|\($0.fields.canonicalText)"
+                    + (FieldTimesJSON.text($0.fieldTimes).map { "|" + $0 } ?? "")
+            } ?? "-"
         let text =
             "\(change.id.wireString)|\(change.op.rawValue)|\(change.baseVersion.map(String.init) ?? "-")|"
             + "\(WireTime.formatPrecise(change.updatedAt))|\(note)"
