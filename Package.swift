@@ -200,6 +200,7 @@ let package = Package(
                 "OakSync", "OakClient", "OakServer", "OakStore", "OakStoreSQLite", "OakModels", "OakTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
     ]

@@ -305,19 +305,34 @@ public struct PushResult: Codable, Hashable, Sendable {
     public var note: Note?
     /// Why the change was rejected.
     public var error: OakError?
+    /// When the note is deleted on the server (no `note`): the time of the delete its tombstone records, so a
+    /// device's clock never goes back before a delete it has learned of.
+    public var deletedAt: Date?
 
-    public init(id: UUID, status: PushStatus, version: Int64? = nil, note: Note? = nil, error: OakError? = nil) {
+    public init(id: UUID, status: PushStatus, version: Int64? = nil, note: Note? = nil, error: OakError? = nil, deletedAt: Date? = nil) {
         self.id = id
         self.status = status
         self.version = version
         self.note = note
         self.error = error
+        self.deletedAt = deletedAt
     }
 
-    enum CodingKeys: String, CodingKey { case id, status, version, note, error }
+    enum CodingKeys: String, CodingKey { case id, status, version, note, error, deletedAt }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decodeID(forKey: .id)
+        status = try container.decode(PushStatus.self, forKey: .status)
+        version = try container.decodeIfPresent(Int64.self, forKey: .version)
+        note = try container.decodeIfPresent(Note.self, forKey: .note)
+        error = try container.decodeIfPresent(OakError.self, forKey: .error)
+        deletedAt = try container.decodeIfPresent(String.self, forKey: .deletedAt).flatMap(WireTime.parse)
+    }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(deletedAt.map(WireTime.formatPrecise), forKey: .deletedAt)
         try container.encode(id.wireString, forKey: .id)
         try container.encode(status, forKey: .status)
         try container.encodeNullable(version, forKey: .version)

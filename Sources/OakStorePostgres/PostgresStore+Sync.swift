@@ -37,12 +37,14 @@ extension PostgresStore: SyncRepository {
         }
         let now = self.now
         return try await write { session in
+            var history: String?
             if let cursor {
-                _ = try PullWindow.sameHistory(
-                    cursor, database: try await Self.databaseID(session), head: try await Self.changeLogHead(session), field: "cursor")
+                history = try PullWindow.sameHistory(
+                    cursor, database: try await Self.databaseID(session), head: try await Self.changeLogHead(session), field: "cursor"
+                ).database
             }
             // Each statement is a round trip: what every change of the batch needs is read in six queries.
-            var batch = try await Self.pushBatch(session, changes)
+            var batch = try await Self.pushBatch(session, changes, history: history)
             var slots = try await PushNoteSlots.read(session, for: batch)
             for (index, change) in changes.enumerated() {
                 if batch.awaitsAnswer(for: change.id) { try await Self.answerStored(session, &batch) }
@@ -167,9 +169,9 @@ extension PostgresStore: SyncRepository {
     }
 
     /// Reads what a push batch's changes need, in four queries (see `PushBatch`).
-    static func pushBatch(_ session: PostgresSession, _ changes: [PushChange]) async throws -> PushBatch {
+    static func pushBatch(_ session: PostgresSession, _ changes: [PushChange], history: String?) async throws -> PushBatch {
         let elements = "SELECT jsonb_array_elements_text($1::jsonb)"
-        var batch = PushBatch(changes)
+        var batch = PushBatch(changes, history: history)
         for row in try await session.rows(PushBatch.receiptsQuery(elements: elements), [.text(batch.digestsJSON)]) {
             batch.addReceipt(row)
         }
@@ -204,10 +206,10 @@ extension PostgresStore: SyncRepository {
             case .delete(let note, let time):
                 try await deleteSpeciesSource(session, try await fetchSpeciesSource(session, note.scientificName, note.sourceId), at: time)
                 slots.freed(by: note)
-                return .answer(PushResult(id: change.id, status: .applied, version: try await fetchTombstone(session, change.id)?.version))
+                return .answer(NoteTombstone.applied(change, leaving: try await fetchTombstone(session, change.id)))
             case .recordTombstone(let time):
                 try await recordTombstone(session, change.id, at: time)
-                return .answer(PushResult(id: change.id, status: .applied, version: try await fetchTombstone(session, change.id)?.version))
+                return .answer(NoteTombstone.applied(change, leaving: try await fetchTombstone(session, change.id)))
             case .update(let note):
                 try await saveNote(session, id: change.id, note)
             case .unchanged:

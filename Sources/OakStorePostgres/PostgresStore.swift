@@ -83,6 +83,10 @@ public final class PostgresStore: Sendable {
             try await write { session in
                 try await Self.insertStandardSources(session)
                 if seedStarterData { try await Self.seedIfEmpty(session) }
+                if try await session.integer(CopyIdentity.markedQuery) ?? 0 > 0 {
+                    try await session.execute(CopyIdentity.renewSQL, [.text(SyncCursor.newDatabaseID())])
+                    try await session.execute(CopyIdentity.unmarkSQL)
+                }
             }
         } catch {
             throw Self.describe(error)

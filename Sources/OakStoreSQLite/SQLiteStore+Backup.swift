@@ -27,13 +27,9 @@ extension SQLiteStore: MaintenanceRepository, BackupRepository {
                 nameTime += 0.001
             }
         }
-        // A backup is a history of its own once restored: it gets a database identity of its own, so cursors and
-        // base versions the live database issued after it was taken are refused there (410) instead of being
-        // read as its own (its log reuses their numbers for other changes).
+        // A backup is a history of its own once restored (`CopyIdentity`).
         let copy = try DatabaseQueue(path: path)
-        try await copy.writeWithoutTransaction { db in
-            try db.execute(sql: "UPDATE sync_state SET value = ? WHERE key = 'database_id'", arguments: [SyncCursor.newDatabaseID()])
-        }
+        try await copy.writeWithoutTransaction { db in try db.execute(sql: CopyIdentity.markSQL) }
         try copy.close()
         // `VACUUM INTO` does not sync the file it writes. It is synced (with its directory entry) before older
         // backups are let go, so a power loss just after cannot leave a torn newest backup and fewer good ones.

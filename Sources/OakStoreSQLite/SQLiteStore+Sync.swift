@@ -28,10 +28,12 @@ extension SQLiteStore: SyncRepository {
             throw OakError(.payloadTooLarge, "A push may carry at most \(PushRequest.maxChanges) changes; send smaller batches")
         }
         return try await write { db in
-            if let cursor { _ = try PullWindow.sameHistory(cursor, database: try Self.databaseID(db), head: try Self.changeLogVersion(db), field: "cursor") }
+            let history = try cursor.map {
+                try PullWindow.sameHistory($0, database: try Self.databaseID(db), head: try Self.changeLogVersion(db), field: "cursor").database
+            }
             let now = self.now
             // What every change of the batch needs is read in four queries, not four per change.
-            var batch = try Self.pushBatch(db, changes)
+            var batch = try Self.pushBatch(db, changes, history: history)
             for (index, change) in changes.enumerated() {
                 if batch.awaitsAnswer(for: change.id) { try Self.answerStored(db, &batch) }
                 try Self.applyOnce(db, index, now: now, batch: &batch)
@@ -192,9 +194,9 @@ extension SQLiteStore: SyncRepository {
     }
 
     /// Reads what a push batch's changes need, in four queries (see `PushBatch`).
-    static func pushBatch(_ db: Database, _ changes: [PushChange]) throws -> PushBatch {
+    static func pushBatch(_ db: Database, _ changes: [PushChange], history: String?) throws -> PushBatch {
         let elements = "SELECT value FROM json_each(?)"
-        var batch = PushBatch(changes)
+        var batch = PushBatch(changes, history: history)
         for row in try Row.fetchAll(db, cachedSQL: PushBatch.receiptsQuery(elements: elements), arguments: [batch.digestsJSON]) {
             batch.addReceipt(row)
         }
@@ -249,10 +251,10 @@ extension SQLiteStore: SyncRepository {
                 return .answer(result)
             case .delete(let note, let time):
                 try deleteSpeciesSource(db, try fetchSpeciesSource(db, note.scientificName, note.sourceId), at: time)
-                return .answer(PushResult(id: change.id, status: .applied, version: try fetchTombstone(db, change.id)?.version))
+                return .answer(NoteTombstone.applied(change, leaving: try fetchTombstone(db, change.id)))
             case .recordTombstone(let time):
                 try recordTombstone(db, change.id, at: time)
-                return .answer(PushResult(id: change.id, status: .applied, version: try fetchTombstone(db, change.id)?.version))
+                return .answer(NoteTombstone.applied(change, leaving: try fetchTombstone(db, change.id)))
             case .update(let note):
                 try saveNote(db, id: change.id, note)
             case .unchanged:

@@ -64,6 +64,10 @@ public final class SQLiteStore: Sendable {
         try pool.write { db in
             try StarterDataset.insertStandardSources(db)
             if seedStarterData { try StarterDataset.seedIfEmpty(db) }
+            if try Int.fetchOne(db, sql: CopyIdentity.markedQuery) ?? 0 > 0 {
+                try db.execute(sql: CopyIdentity.renewSQL, arguments: [SyncCursor.newDatabaseID()])
+                try db.execute(sql: CopyIdentity.unmarkSQL)
+            }
         }
     }
 

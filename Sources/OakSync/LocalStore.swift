@@ -305,7 +305,8 @@ public final class LocalStore: Sendable {
             guard let deletedAt = WireTime.parse(row["deleted_at"]) else { continue }
             var note =
                 try LocalNote.fetchOne(db, key: row["id"] as UUID)
-                ?? LocalNote(server: Note(id: row["id"], scientificName: row["scientific_name"], sourceId: row["source_id"], createdAt: deletedAt, updatedAt: deletedAt))
+                ?? LocalNote(
+                    server: Note(id: row["id"], scientificName: row["scientific_name"], sourceId: row["source_id"], createdAt: deletedAt, updatedAt: deletedAt))
             guard note.syncStatus == .synced else { continue }
             note.updatedAt = deletedAt
             note.serverVersion = 0

@@ -43,12 +43,12 @@ struct Reconciler: Sendable {
                         note.adopt(stored)
                         try note.update(db)
                     } else {
-                        try LocalStore.removeDeletedNote(db, note, version: result.version, deletedAt: snapshot.updatedAt)
+                        try LocalStore.removeDeletedNote(db, note, version: result.version, deletedAt: result.deletedAt ?? snapshot.updatedAt)
                     }
                 case .stale:
                     guard let winner = result.note else {
                         // The server deleted the note and that delete won.
-                        if !editedInFlight { try LocalStore.removeDeletedNote(db, note, version: result.version, deletedAt: nil) }
+                        if !editedInFlight { try LocalStore.removeDeletedNote(db, note, version: result.version, deletedAt: result.deletedAt) }
                         continue
                     }
                     if winner.id != note.id {
@@ -161,14 +161,16 @@ struct Reconciler: Sendable {
 
     /// Takes a pulled note into the cache. A note the device does not hold under its id or its species
     /// and source (every note of a first sync) is written straight away, with no read. An older copy than the
-    /// device's is left out; when the server lost history, the device's synced copy holds an edit the server
-    /// lost, and is queued to be sent again, weighed against the server's by last write wins (no base version).
+    /// device's is left out. When the server lost history, versions say nothing (the server's numbers are of
+    /// another history): the device's copy, synced or not, and the server's are merged field by field, and what
+    /// the server lacks is sent to it again.
     private static func applyServerNote(_ db: Database, _ server: Note, _ index: NoteIndex, serverLostHistory: Bool) throws {
         if let local = index.notes[server.id] {
-            guard server.version >= local.serverVersion else {
-                if serverLostHistory, local.synced { try LocalStore.queueLostNote(db, server.id) }
-                return
+            if serverLostHistory, var note = try LocalNote.fetchOne(db, key: server.id) {
+                if note.syncStatus == .synced { note.syncStatus = .pendingUpload }
+                return try merge(db, server, into: note)
             }
+            guard server.version >= local.serverVersion else { return }
             if local.synced {
                 try LocalNote(server: server).write(db, replacing: true)
             } else if let note = try LocalNote.fetchOne(db, key: server.id) {

@@ -164,6 +164,9 @@ public actor SyncEngine {
         status.state = .syncing
         setAside = []
         do {
+            // A device that has never pulled takes the server's snapshot first: its pushes then carry a cursor,
+            // which names the history they were made in (a restore is seen even right after a first push).
+            if try await repository.store.cursor() == nil { try await pull() }
             for _ in 0..<configuration.maxRounds {
                 do {
                     try await push()
@@ -263,7 +266,8 @@ public actor SyncEngine {
                 "Pulled change set aside: it could not be read",
                 metadata: ["entity": "\(change.entity)", "key": "\(change.key)", "reason": "\(change.reason)"])
         }
-        setAside += unreadable
+        // A change pulled twice in one sync (a snapshot, then the round's pull) is listed once.
+        setAside += unreadable.filter { !setAside.contains($0) }
     }
 
     private nonisolated func fetchPage(since: String?, limit: Int) async throws -> PullResponse {

@@ -26,6 +26,12 @@ public struct OperatorBackup: Sendable {
         return OperatorBackup(backend: .postgres, database: database, file: file)
     }
 
+    /// Closes a store (a server stopped before its database is restored).
+    public static func close(_ store: any CompendiumStore) throws {
+        if let sqlite = store as? SQLiteStore { try sqlite.close() }
+        if let postgres = store as? PostgresStore { postgres.close() }
+    }
+
     /// Puts the backup back in place of the database, whose store must be closed, and opens a store on it, as
     /// a server started again on the restored database.
     public func restore(clock: @escaping @Sendable () -> Date = Date.init) async throws -> any CompendiumStore {

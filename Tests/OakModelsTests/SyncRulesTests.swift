@@ -84,7 +84,10 @@ struct SyncRulesTests {
         #expect(edited.time(of: .leaf) == at(1))
         #expect(edited.time(of: .bark) == at(9))
         #expect(edited.time(of: .form) == at(9))
-        #expect(edited.fieldTimes == [.leaf: at(1), .twigs: at(2), .acorn: at(2), .buds: at(2), .commonNames: at(2), .rangeHabitat: at(2), .fieldNotes: at(2), .resources: at(2)])
+        #expect(
+            edited.fieldTimes == [
+                .leaf: at(1), .twigs: at(2), .acorn: at(2), .buds: at(2), .commonNames: at(2), .rangeHabitat: at(2), .fieldNotes: at(2), .resources: at(2),
+            ])
     }
 
     @Test("a fast-forward from a slow clock is timed after the version it was made on, in each field it changes")

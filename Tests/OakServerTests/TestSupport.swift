@@ -57,8 +57,7 @@ struct TestEnvironment {
 
     /// Closes the store's connections: later queries fail.
     func closeStore() throws {
-        if let store = store as? SQLiteStore { try store.close() }
-        if let store = store as? PostgresStore { store.close() }
+        try OperatorBackup.close(store)
     }
 
     /// Rate limiting is off unless a test turns it on.

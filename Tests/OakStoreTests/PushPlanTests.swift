@@ -113,7 +113,9 @@ struct PushPlanTests {
         let insert = PushPlan.insert(scientificName: "alba", sourceId: nil, whole("entire", at: stored))
         #expect(try plan(change(base: nil, at: stored), current: nil) == insert)
         let tombstone = NoteTombstone(version: 9, deletedAt: stored.addingTimeInterval(30))
-        #expect(try plan(change(base: nil, at: stored), current: nil, tombstone: tombstone) == .answer(PushResult(id: id, status: .stale, version: 9)))
+        #expect(
+            try plan(change(base: nil, at: stored), current: nil, tombstone: tombstone)
+                == .answer(PushResult(id: id, status: .stale, version: 9, deletedAt: tombstone.deletedAt)))
         // Based on the tombstone: brought back, a tick after the delete it was made on.
         #expect(
             try plan(change(base: 9, at: stored), current: nil, tombstone: tombstone)
@@ -127,7 +129,8 @@ struct PushPlanTests {
     @Test("a delete fast-forwards or wins by time; a delete of a deleted note is applied with its tombstone's version, moving it if later")
     func deletes() throws {
         #expect(
-            try plan(change(.delete, at: stored.addingTimeInterval(-60)), current: note()) == .delete(note(), at: WireTime.milliseconds(stored.addingTimeInterval(SyncRules.tick))))
+            try plan(change(.delete, at: stored.addingTimeInterval(-60)), current: note())
+                == .delete(note(), at: WireTime.milliseconds(stored.addingTimeInterval(SyncRules.tick))))
         #expect(try plan(change(.delete, base: 3, at: now), current: note()) == .delete(note(), at: now))
         #expect(
             try plan(change(.delete, base: 3, at: stored.addingTimeInterval(-1)), current: note())
@@ -136,7 +139,7 @@ struct PushPlanTests {
         #expect(try plan(change(.delete, at: now), current: nil, tombstone: tombstone) == .recordTombstone(at: now))
         #expect(
             try plan(change(.delete, at: stored.addingTimeInterval(-1)), current: nil, tombstone: tombstone)
-                == .answer(PushResult(id: id, status: .applied, version: 12)))
+                == .answer(PushResult(id: id, status: .applied, version: 12, deletedAt: stored)))
     }
 
     @Test("a delete of a note the server never had leaves a tombstone, so the create it follows, arriving late, loses")
@@ -144,7 +147,7 @@ struct PushPlanTests {
         #expect(try plan(change(.delete, at: now), current: nil) == .recordTombstone(at: now))
         let tombstone = NoteTombstone(version: 13, deletedAt: now)
         let lateCreate = try plan(change(base: nil, at: now.addingTimeInterval(-10)), current: nil, tombstone: tombstone)
-        #expect(lateCreate == .answer(PushResult(id: id, status: .stale, version: 13)))
+        #expect(lateCreate == .answer(PushResult(id: id, status: .stale, version: 13, deletedAt: now)))
     }
 
     @Test("a later delete of a deleted note moves its tombstone to a new version, so an edit based on the old tombstone does not fast-forward")
@@ -156,7 +159,7 @@ struct PushPlanTests {
         // A's revival at +20, based on version 12, meets the tombstone at version 14: it is weighed by time and loses.
         let second = NoteTombstone(version: 14, deletedAt: stored.addingTimeInterval(30))
         let revival = try plan(change(base: 12, at: stored.addingTimeInterval(20)), current: nil, tombstone: second)
-        #expect(revival == .answer(PushResult(id: id, status: .stale, version: 14)))
+        #expect(revival == .answer(PushResult(id: id, status: .stale, version: 14, deletedAt: second.deletedAt)))
     }
 
     @Test("per field: a change with field times keeps the stored fields it did not write since, and a late delete clears only what was written before it")

@@ -25,7 +25,7 @@ struct PushReceiptsTests {
             change(op: .delete), change(base: nil), change(base: 4), change(time: time.addingTimeInterval(0.001)),
             change(species: "rubra"), change(source: nil), change(leaf: "entire"),
         ]
-        let digests = Set(variants.map(PushReceipts.digest(of:)))
+        let digests = Set(variants.map { PushReceipts.digest(of: $0) })
         #expect(digests.count == variants.count)
         #expect(!digests.contains(digest))
     }

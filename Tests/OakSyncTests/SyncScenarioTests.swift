@@ -286,7 +286,7 @@ struct SyncScenarioTests {
     }
 
     @Test(
-        "A server restored from a backup: the notes, edits and source it lost are sent to it again by the device that has them, not deleted there"
+        "A server restored from a backup: the notes, edits (made milliseconds apart) and source it lost are sent to it again by the device that has them, not deleted there"
     )
     func restoredServerGetsLostNotesAgain() async throws {
         let clock = WriteClock()
@@ -299,9 +299,9 @@ struct SyncScenarioTests {
             await device.engine.sync()
             let backup = try await #require(server.store as? any BackupRepository).backup(into: backups.path, keep: 5)
             let after = try await device.repository.create(scientificName: names[1], fields: NoteFields(leaf: "after the backup"))
-            // An edit a second later than the note's creation: the wire carries times to the second, and last write
-            // wins compares them.
-            try await Task.sleep(for: .milliseconds(1100))
+            // An edit a few milliseconds after the note's creation: sync carries times to the millisecond both ways,
+            // so the restored server, which holds the note as created, still takes the edit sent again.
+            try await Task.sleep(for: .milliseconds(3))
             _ = try await device.repository.update(id: before.id, fields: NoteFields(leaf: "edited after the backup"))
             var patch = SourcePatch()
             patch.name = .value("Field book after the backup")

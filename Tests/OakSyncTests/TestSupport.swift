@@ -21,10 +21,10 @@ struct Device: Sendable {
     let network: FaultyTransport
     let connectivity: ManualConnectivity
 
-    /// A device on a new database file, or on `path` (as an app relaunched).
+    /// A device on a new database file, or on `path` (as an app relaunched), whose clock runs `skew` seconds off.
     init(
         server: LiveServer, clock: WriteClock, path: String? = nil, network: FaultyTransport = FaultyTransport(seed: 1),
-        configuration: SyncConfiguration = testSyncConfiguration
+        configuration: SyncConfiguration = testSyncConfiguration, skew: TimeInterval = 0
     ) throws {
         self.path = path ?? temporaryDirectory("oak-device").appendingPathComponent("device.db").path
         self.network = network
@@ -32,7 +32,7 @@ struct Device: Sendable {
         let device = try OakDevice(
             storage: .file(self.path),
             server: DeviceServer(baseURL: server.baseURL, apiKey: LiveServer.ownerKey, transport: network, timeout: .seconds(10)),
-            connectivity: connectivity, configuration: configuration, sleeper: ScaledSleeper(), clock: { clock.now() })
+            connectivity: connectivity, configuration: configuration, sleeper: ScaledSleeper(), clock: { clock.now().addingTimeInterval(skew) })
         repository = device.notes
         engine = try #require(device.engine)
     }

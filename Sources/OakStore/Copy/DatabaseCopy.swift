@@ -46,14 +46,17 @@ package struct CopiedTable: Sendable {
         CopiedTable("sync_receipts", "digest result created_at", order: "digest"),
     ]
 
-    /// The rows a copy is written with: the source's, with a database identity of its own. The copy is another
-    /// history from the moment it is written (the source may go on taking writes, or the copy be restored
-    /// later as a backup): a device's cursor and base versions from the source are refused there (410), and the
-    /// device re-syncs and sends again what the copy lacks, instead of skipping changes whose numbers it saw.
-    package static func withNewIdentity(_ rows: [String: [[StoredValue]]]) -> [String: [[StoredValue]]] {
+    /// The rows a copy is written with: the source's, marked as a copy (`CopyIdentity`), which the server that
+    /// opens it gives an identity of its own: a device's cursor and base versions from the source are refused
+    /// there (410), and the device re-syncs and sends again what the copy lacks, instead of skipping changes
+    /// whose numbers it saw.
+    package static func markedAsCopy(_ rows: [String: [[StoredValue]]]) -> [String: [[StoredValue]]] {
         var rows = rows
-        rows["sync_state"] = rows["sync_state"]?.map { row in
-            row.first == .text("database_id") ? [row[0], .text(SyncCursor.newDatabaseID())] : row
+        var state = (rows["sync_state"] ?? []).filter { $0.first != .text(CopyIdentity.markKey) }
+        state.append([.text(CopyIdentity.markKey), .text("1")])
+        rows["sync_state"] = state.sorted { (first, second) in
+            if case .text(let a) = first[0], case .text(let b) = second[0] { return a < b }
+            return false
         }
         return rows
     }

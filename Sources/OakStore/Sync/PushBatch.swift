@@ -28,9 +28,10 @@ package struct PushBatch: Sendable {
     /// The receipts recorded by this batch, as `[digest, result]` pairs.
     package private(set) var newReceipts: [[String]] = []
 
-    package init(_ changes: [PushChange]) {
+    /// `history`: the database the push's cursor names (`PushReceipts.digest`).
+    package init(_ changes: [PushChange], history: String?) {
         self.changes = changes
-        digests = changes.map { PushReceipts.digest(of: $0) }
+        digests = changes.map { PushReceipts.digest(of: $0, history: history) }
         answers = Array(repeating: nil, count: changes.count)
     }
 

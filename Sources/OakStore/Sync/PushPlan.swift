@@ -15,6 +15,16 @@ package struct NoteTombstone: Equatable, Sendable {
     package init(row: some StoredRow) {
         self.init(version: row.integer("seq") ?? 0, deletedAt: ColumnCoding.date(row.text("deleted_at")))
     }
+
+    /// The result of a delete carried out (`PushPlan.delete`, `.recordTombstone`): the tombstone it left.
+    package static func applied(_ change: PushChange, leaving tombstone: NoteTombstone?) -> PushResult {
+        tombstone?.result(of: change, .applied) ?? PushResult(id: change.id, status: .applied)
+    }
+
+    /// The result of a change that leaves the note deleted: this tombstone's version and time.
+    package func result(of change: PushChange, _ status: PushStatus) -> PushResult {
+        PushResult(id: change.id, status: status, version: version, deletedAt: deletedAt)
+    }
 }
 
 /// What a pushed note change comes to, decided from what the server holds: the rule of push, written once
@@ -61,7 +71,7 @@ package enum PushPlan: Equatable, Sendable {
             guard let current else {
                 guard let tombstone else { return .recordTombstone(at: time) }
                 if time > tombstone.deletedAt { return .recordTombstone(at: time) }
-                return .answer(PushResult(id: change.id, status: .applied, version: tombstone.version))
+                return .answer(tombstone.result(of: change, .applied))
             }
             let stored = current.timedFields
             let at = fastForward(current.version) ? SyncRules.hybridTime(time, after: stored.writtenAt) : time
@@ -80,7 +90,7 @@ package enum PushPlan: Equatable, Sendable {
                 guard let tombstone else { return .insert(scientificName: body.scientificName, sourceId: body.sourceId, incoming) }
                 if fastForward(tombstone.version), wholeNote { incoming = SyncRules.made(incoming, on: nil, deletedAt: tombstone.deletedAt) }
                 guard let revived = SyncRules.afterDelete(at: tombstone.deletedAt, of: incoming) else {
-                    return .answer(PushResult(id: change.id, status: .stale, version: tombstone.version))
+                    return .answer(tombstone.result(of: change, .stale))
                 }
                 return .insert(scientificName: body.scientificName, sourceId: body.sourceId, revived)
             }

@@ -33,9 +33,7 @@ package struct SyncCursor: CustomStringConvertible, Equatable {
         self.init(database: database, sequence: sequence, snapshotStart: parts.count == 3 ? Int64(parts[2]) : nil)
     }
 
-    /// A new database identity (12 hex digits, as a new database is given): for a copy that becomes a history
-    /// of its own, a backup or a migrated database, so cursors and base versions issued by the original are
-    /// refused on it (410, `other_database`) rather than read as its own.
+    /// A new database identity (12 hex digits, as a new database is given).
     package static func newDatabaseID() -> String {
         (0..<6).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
     }
@@ -43,4 +41,25 @@ package struct SyncCursor: CustomStringConvertible, Equatable {
     package var description: String {
         ([database, String(sequence)] + (snapshotStart.map { [String($0)] } ?? [])).joined(separator: ".")
     }
+}
+
+/// A copy of a database (a backup, `oak migrate`'s target) is another history from the moment a server opens it:
+/// the original may go on taking writes, and a backup restored twice is two histories. A copy is marked, and
+/// the server that opens it gives it a new identity (`SyncCursor.newDatabaseID`) before serving anything, so
+/// cursors and base versions issued before are refused there (410, `other_database`) rather than read as its
+/// own: its log reuses their numbers for other changes.
+package enum CopyIdentity {
+    /// The `sync_state` key of the mark.
+    package static let markKey = "renew_identity"
+
+    /// SQL (both dialects) that marks a copy.
+    package static let markSQL = "INSERT INTO sync_state(key, value) VALUES ('\(markKey)', '1') ON CONFLICT(key) DO NOTHING"
+
+    /// SQL (both dialects) whose one row says whether a database is a marked copy.
+    package static let markedQuery = "SELECT COUNT(*) FROM sync_state WHERE key = '\(markKey)'"
+
+    /// SQL (both dialects) that gives a marked copy its own identity (the new id, the first parameter), then
+    /// `unmarkSQL`, in the transaction of the store's opening.
+    package static let renewSQL = "UPDATE sync_state SET value = $1 WHERE key = 'database_id'"
+    package static let unmarkSQL = "DELETE FROM sync_state WHERE key = '\(markKey)'"
 }

@@ -58,7 +58,7 @@ struct MigrateCommand: AsyncParsableCommand {
                 rows[table.name] = try await source.rows(of: table)
                 reading.update(done: index + 1, total: CopiedTable.all.count)
             }
-            rows = CopiedTable.withNewIdentity(rows)
+            rows = CopiedTable.markedAsCopy(rows)
             let total = rows.values.reduce(0) { $0 + $1.count }
             let writing = ProgressBar("Writing", stream: errors, enabled: interactive)
             try await target.replaceAll(with: rows, head: try await source.changeLogHead()) { done in writing.update(done: done, total: total) }
