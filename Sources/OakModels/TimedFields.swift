@@ -68,14 +68,15 @@ extension SyncRules {
     }
 
     /// What a delete at `time` leaves of a note: nothing (nil, the note is deleted) unless a write was made after
-    /// it; then the note, with every field written at or before the delete cleared as of the delete. A delete
-    /// and a write at the same time: the delete wins.
+    /// it; then the note, with every field written at or before the delete cleared. A delete and a write at the
+    /// same time: the delete wins, so a cleared field is written a tick after the delete: it beats a write made
+    /// at the delete's time arriving later (which a tie would give to its text), and loses to one made after.
     public static func afterDelete(at time: Date, of note: TimedFields) -> TimedFields? {
         let time = WireTime.milliseconds(time)
         guard note.writtenAt > time else { return nil }
         var left = note
         for field in NoteFields.Field.allCases where note.time(of: field) <= time {
-            left.write(field, nil, at: time)
+            left.write(field, nil, at: WireTime.milliseconds(time.addingTimeInterval(tick)))
         }
         return left
     }

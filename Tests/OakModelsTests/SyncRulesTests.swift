@@ -71,7 +71,10 @@ struct SyncRulesTests {
         #expect(SyncRules.afterDelete(at: at(15), of: written) == nil)
         let left = SyncRules.afterDelete(at: at(10), of: written)
         #expect(left?.fields == NoteFields(bark: "grey"))
-        #expect(left?.time(of: .leaf) == at(10))
+        #expect(left?.time(of: .leaf) == at(10.001))
+        // A write made at the delete's own time, arriving after it, stays cleared: the delete wins the tie.
+        let sameTime = note([.leaf: ("at the delete's time", 10)], writtenAt: 10)
+        #expect(SyncRules.merge(left!, sameTime).fields == NoteFields(bark: "grey"))
         // A cleared field is newer than any write before the delete: an old edit of it loses.
         let oldEdit = note([.leaf: ("from before the delete", 8)], writtenAt: 8)
         #expect(SyncRules.merge(left!, oldEdit).fields == NoteFields(bark: "grey"))

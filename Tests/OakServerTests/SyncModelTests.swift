@@ -52,7 +52,7 @@ struct ReferenceModel {
     }
 
     static func milliseconds(_ time: Date) -> Date { WireTime.milliseconds(time) }
-    static func after(_ time: Date, _ seen: Date) -> Date { time > seen ? time : seen.addingTimeInterval(0.001) }
+    static func after(_ time: Date, _ seen: Date) -> Date { time > seen ? time : milliseconds(seen.addingTimeInterval(0.001)) }
 
     /// Weighs a pushed change as the rule says, records what it changed, and returns its expected status. A
     /// change that changed the note takes `version` (the server's answer) as the note's version.
@@ -81,11 +81,13 @@ struct ReferenceModel {
                 notes[change.id] = entry
                 return .applied
             }
+            // Cleared fields are written a millisecond after the delete: the delete wins a tie with a write.
+            let clearedAt = Self.milliseconds(at.addingTimeInterval(0.001))
             var cleared = false
             for field in NoteFields.Field.allCases where entry.time(of: field) <= at {
-                cleared = cleared || entry.values[field] != nil || entry.time(of: field) != at
+                cleared = cleared || entry.values[field] != nil || entry.time(of: field) != clearedAt
                 entry.values[field] = nil
-                entry.times[field] = at
+                entry.times[field] = clearedAt
             }
             guard cleared else { return .stale }
             entry.version = version

@@ -16,12 +16,13 @@ import OakTestSupport
 /// every device against the written rule.
 struct SyncSimulation {
     static let deviceCount = 3
-    static let species = ["alba", "rubra", "ilex", "suber", "robur"]
+    static let species = ["alba", "rubra", "ilex"]
     static let words = ["lobed", "entire", "grey", "scaly", "striped", "tall", "tiny"]
     static let editedFields: [NoteFields.Field] = [.leaf, .bark, .acorn, .form]
 
     let seed: UInt64
-    let steps: Int
+    /// Steps to take; nil: from 20 to 100, as the seed decides.
+    let steps: Int?
 
     /// The command that runs this seed again.
     var replay: String { "scripts/simulate --seed \(seed)" }
@@ -42,6 +43,7 @@ struct SyncSimulation {
     /// Runs the seed; nil when the rule held, else what went wrong.
     func run(template: String) async throws -> String? {
         var random = SeededRandom(seed: seed)
+        let steps = steps ?? Int.random(in: 20...100, using: &random)
         let directory = temporaryDirectory("oak-sim")
         defer { try? FileManager.default.removeItem(at: directory) }
         let clock = SimulatedClock(start: Date(timeIntervalSince1970: 1_780_000_000))
