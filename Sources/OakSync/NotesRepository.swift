@@ -7,11 +7,14 @@ import OakModels
 public final class NotesRepository: Sendable {
     public let store: LocalStore
     private let clock: @Sendable () -> Date
+    private let makeID: @Sendable () -> UUID
 
-    /// `clock` stamps local writes (last write wins compares these stamps).
-    public init(store: LocalStore, clock: @escaping @Sendable () -> Date = { Date() }) {
+    /// `clock` stamps local writes (the sync rule compares these stamps, as hybrid logical times); `makeID`
+    /// names new notes (random; a simulation replays a seed with its own).
+    public init(store: LocalStore, clock: @escaping @Sendable () -> Date = { Date() }, makeID: @escaping @Sendable () -> UUID = { UUID() }) {
         self.store = store
         self.clock = clock
+        self.makeID = makeID
     }
 
     /// The visible notes of one source (personal observations unless told), optionally of one species, by species name.
@@ -50,7 +53,7 @@ public final class NotesRepository: Sendable {
     /// made later on another device still applies to it (under a new id it would survive that delete).
     @discardableResult
     public func create(scientificName: String, sourceId: Int = Source.personalObservationID, fields: NoteFields) async throws -> LocalNote {
-        let clock = clock
+        let (clock, makeID) = (clock, makeID)
         let note = try await store.writer.write { db in
             let now = try Self.writeTime(db, clock())
             let name = try LocalStore.storedSpeciesName(db, scientificName)
@@ -72,7 +75,7 @@ public final class NotesRepository: Sendable {
                 note = LocalNote(server: Note(id: deleted.id, scientificName: name, sourceId: sourceId, createdAt: now, updatedAt: now))
                 note.serverVersion = deleted.version
             } else {
-                note = LocalNote(server: Note(id: UUID(), scientificName: name, sourceId: sourceId, createdAt: now, updatedAt: now))
+                note = LocalNote(server: Note(id: makeID(), scientificName: name, sourceId: sourceId, createdAt: now, updatedAt: now))
             }
             note.taxonomy = taxonomy ?? note.taxonomy
             // A note made anew: every field is written now.

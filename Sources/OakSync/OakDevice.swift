@@ -53,11 +53,11 @@ public final class OakDevice: Sendable {
     public let engine: SyncEngine?
 
     /// Opens the store and wires the repositories; with a server, its client and engine too.
-    /// `connectivity` defaults to the platform's monitor; `clock` stamps local writes.
+    /// `connectivity` defaults to the platform's monitor; `clock` stamps local writes; `makeID` names new notes.
     public convenience init(
         storage: DeviceStorage, server: DeviceServer? = nil, connectivity: (any Connectivity)? = nil,
         configuration: SyncConfiguration = SyncConfiguration(), sleeper: any Sleeper = TaskSleeper(),
-        clock: @escaping @Sendable () -> Date = { Date() }
+        clock: @escaping @Sendable () -> Date = { Date() }, makeID: @escaping @Sendable () -> UUID = { UUID() }
     ) throws {
         let store: LocalStore
         switch storage {
@@ -68,17 +68,18 @@ public final class OakDevice: Sendable {
         case .inMemory:
             store = try LocalStore.inMemory()
         }
-        self.init(store: store, server: server, connectivity: connectivity, configuration: configuration, sleeper: sleeper, clock: clock)
+        self.init(
+            store: store, server: server, connectivity: connectivity, configuration: configuration, sleeper: sleeper, clock: clock, makeID: makeID)
     }
 
     /// Wires a device around an open store (an app that changes servers keeps its store).
     public init(
         store: LocalStore, server: DeviceServer?, connectivity: (any Connectivity)? = nil,
         configuration: SyncConfiguration = SyncConfiguration(), sleeper: any Sleeper = TaskSleeper(),
-        clock: @escaping @Sendable () -> Date = { Date() }
+        clock: @escaping @Sendable () -> Date = { Date() }, makeID: @escaping @Sendable () -> UUID = { UUID() }
     ) {
         self.store = store
-        notes = NotesRepository(store: store, clock: clock)
+        notes = NotesRepository(store: store, clock: clock, makeID: makeID)
         catalog = CatalogRepository(store: store)
         guard let server else {
             client = nil

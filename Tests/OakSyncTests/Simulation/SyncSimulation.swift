@@ -53,7 +53,8 @@ struct SyncSimulation {
         let devices = try (0..<Self.deviceCount).map { index in
             // Up to ten minutes either way, to the millisecond.
             let skew = Double(Int.random(in: -600_000...600_000, using: &random)) / 1000
-            return try SimulatedDevice(index: index, network: network, clock: { clock.now.addingTimeInterval(skew) })
+            let ids = SeededIDs(seed: random.next())
+            return try SimulatedDevice(index: index, network: network, clock: { clock.now.addingTimeInterval(skew) }, makeID: ids.next)
         }
         var oracle = SyncOracle()
         var late: [TransportRequest] = []
@@ -213,7 +214,7 @@ final class SimulatedDevice: @unchecked Sendable {
     let connectivity = ManualConnectivity()
     private var sync: Task<Void, Never>?
 
-    init(index: Int, network: SimulatedNetwork, clock: @escaping @Sendable () -> Date) throws {
+    init(index: Int, network: SimulatedNetwork, clock: @escaping @Sendable () -> Date, makeID: @escaping @Sendable () -> UUID) throws {
         self.index = index
         let configuration = SyncConfiguration(
             pushBatchSize: 3, pullPageSize: 4, snapshotPageSize: 1000,
@@ -223,7 +224,7 @@ final class SimulatedDevice: @unchecked Sendable {
             server: DeviceServer(
                 baseURL: URL(string: "http://simulated.invalid")!, apiKey: "simulated", transport: SimulatedTransport(device: index, network: network),
                 timeout: .seconds(1)),
-            connectivity: connectivity, configuration: configuration, sleeper: NoSleep(), clock: clock)
+            connectivity: connectivity, configuration: configuration, sleeper: NoSleep(), clock: clock, makeID: makeID)
     }
 
     /// Starts a sync; the scheduler answers its requests.
@@ -266,5 +267,29 @@ final class SimulatedDevice: @unchecked Sendable {
         var written: [NoteFields.Field: String?] = [:]
         for field in NoteFields.Field.allCases { written[field] = made.fields[field] }
         return (name, SyncOracle.Write(device: index, time: made.updatedAt, fields: written))
+    }
+}
+
+/// Note ids from a seed, so a seed names its notes the same way every time it runs (the order of notes with one
+/// time follows their ids).
+final class SeededIDs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var random: SeededRandom
+
+    init(seed: UInt64) {
+        random = SeededRandom(seed: seed)
+    }
+
+    @Sendable func next() -> UUID {
+        lock.withLock {
+            var bytes = [UInt8](repeating: 0, count: 16)
+            for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &random) }
+            bytes[6] = bytes[6] & 0x0F | 0x40
+            bytes[8] = bytes[8] & 0x3F | 0x80
+            return UUID(uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11],
+                bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
+        }
     }
 }
