@@ -35,9 +35,13 @@ struct Reconciler: Sendable {
                 switch result.status {
                 case .applied:
                     if editedInFlight {
-                        // The server now holds the pushed change; the newer edit builds on it, field by field.
-                        if let stored = result.note { note.take(SyncRules.merge(stored.timedFields, note.timedFields)) }
-                        note.serverVersion = result.version ?? note.serverVersion
+                        // The server now holds the pushed change; the newer edit builds on it, field by field. A
+                        // delete made in flight keeps its base: the stored note may hold others' edits the user never
+                        // saw, and a delete based on it would fast-forward over them.
+                        if note.syncStatus != .pendingDelete {
+                            if let stored = result.note { note.take(SyncRules.merge(stored.timedFields, note.timedFields)) }
+                            note.serverVersion = result.version ?? note.serverVersion
+                        }
                         try note.update(db)
                     } else if let stored = result.note {
                         note.adopt(stored)

@@ -286,10 +286,11 @@ final class SeededIDs: @unchecked Sendable {
             for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &random) }
             bytes[6] = bytes[6] & 0x0F | 0x40
             bytes[8] = bytes[8] & 0x3F | 0x80
-            return UUID(uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11],
-                bytes[12], bytes[13], bytes[14], bytes[15]
-            ))
+            return UUID(
+                uuid: (
+                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10], bytes[11],
+                    bytes[12], bytes[13], bytes[14], bytes[15]
+                ))
         }
     }
 }

@@ -43,15 +43,54 @@ struct SyncSimulationTests {
             var failures: [(UInt64, String)] = []
             for _ in 0..<2 {
                 guard let seed = next.next() else { break }
-                group.addTask { (seed, try await SyncSimulation(seed: seed, steps: steps).run(template: template)) }
+                group.addTask { (seed, try await runBounded(seed, template: template)) }
             }
             while let (seed, failure) = try await group.next() {
                 if let failure { failures.append((seed, failure)) }
                 if let seed = next.next() {
-                    group.addTask { (seed, try await SyncSimulation(seed: seed, steps: steps).run(template: template)) }
+                    group.addTask { (seed, try await runBounded(seed, template: template)) }
                 }
             }
             return failures.sorted { $0.0 < $1.0 }.map(\.1)
         }
+    }
+
+    /// A seed's run, or a failure when it does not end within a minute (a sync that never settles is a failure
+    /// to report with its seed, not a hung test run).
+    static func runBounded(_ seed: UInt64, template: String) async throws -> String? {
+        let answer = FirstAnswer()
+        return try await withCheckedThrowingContinuation { continuation in
+            answer.set(continuation)
+            // Unstructured: a run stuck on a request nobody answers cannot be cancelled, and is left behind.
+            Task { answer.give(await Result { try await SyncSimulation(seed: seed, steps: steps).run(template: template) }) }
+            Task {
+                try? await Task.sleep(for: .seconds(60))
+                answer.give(.success("seed \(seed) did not end within a minute\nreplay: scripts/simulate --seed \(seed)"))
+            }
+        }
+    }
+}
+
+/// The first of two answers, handed to a continuation once.
+final class FirstAnswer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<String?, any Error>?
+
+    func set(_ continuation: CheckedContinuation<String?, any Error>) {
+        lock.withLock { self.continuation = continuation }
+    }
+
+    func give(_ result: Result<String?, any Error>) {
+        let waiting = lock.withLock {
+            defer { continuation = nil }
+            return continuation
+        }
+        waiting?.resume(with: result)
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }
