@@ -216,7 +216,13 @@ public struct PushedNote: Codable, Hashable, Sendable {
         scientificName = try container.decode(String.self, forKey: .scientificName)
         sourceId = try container.decodeIfPresent(Int.self, forKey: .sourceId)
         fields = try container.decode(NoteFields.self, forKey: .fields)
-        fieldTimes = FieldTimesJSON.decode(try container.decodeIfPresent([String: String].self, forKey: .fieldTimes) ?? [:])
+        let times = try container.decodeIfPresent([String: String].self, forKey: .fieldTimes) ?? [:]
+        // A time that cannot be read is refused with the change's push (400), not taken as the change's own.
+        if let unreadable = times.first(where: { WireTime.parse($0.value) == nil }) {
+            throw DecodingError.dataCorruptedError(
+                forKey: .fieldTimes, in: container, debugDescription: "fieldTimes.\(unreadable.key) is not an RFC 3339 time")
+        }
+        fieldTimes = FieldTimesJSON.decode(times)
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -18,7 +18,9 @@ struct NotesController {
 
     @Sendable func list(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<[Note]> {
         let query = request.queryValues
-        let sourceId = try query.int("sourceId") ?? query.int("source_id") ?? Source.personalObservationID
+        // Both spellings are read (a malformed one is a 400 even beside a valid other); camelCase wins.
+        let (camelCase, snakeCase) = (try query.int("sourceId"), try query.int("source_id"))
+        let sourceId = camelCase ?? snakeCase ?? Source.personalObservationID
         return JSONResponse(body: try await repository.notes(species: query.string("species"), sourceId: sourceId))
     }
 
