@@ -137,7 +137,7 @@ extension PostgresStore: SyncRepository {
     static func applyOnce(_ session: PostgresSession, _ index: Int, now: Date, batch: inout PushBatch, slots: inout PushNoteSlots)
         async throws
     {
-        if batch.answerIfSeen(index) { return }
+        if try batch.answerIfSeen(index) { return }
         let change = batch.changes[index]
         let known: (note: Note?, tombstone: NoteTombstone?)
         if let state = batch.state(of: change.id) { known = state } else { known = try await storedState(session, change.id) }

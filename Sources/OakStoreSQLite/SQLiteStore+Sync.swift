@@ -178,7 +178,7 @@ extension SQLiteStore: SyncRepository {
     /// Applies the change at `index` once and answers it (`PushBatch`): a change seen before (same receipt
     /// digest) gets its recorded answer and changes nothing.
     static func applyOnce(_ db: Database, _ index: Int, now: Date, batch: inout PushBatch) throws {
-        if batch.answerIfSeen(index) { return }
+        if try batch.answerIfSeen(index) { return }
         let change = batch.changes[index]
         let known = try batch.state(of: change.id) ?? storedState(db, change.id)
         switch try decide(db, change, current: known.note, tombstone: known.tombstone, now: now, batch: batch) {

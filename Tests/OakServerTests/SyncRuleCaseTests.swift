@@ -40,6 +40,38 @@ struct SyncRuleCaseTests {
     }
 
     @Test(
+        "a change sent again after its note moved on (the same delete re-sent by a second device, once the note was written again) is answered stale with the note as it stands, and changes nothing"
+    )
+    func resentChangeAfterNoteMovedOn() async throws {
+        let env = try await TestEnvironment()
+        try await env.test { client in
+            let id = UUID().uuidString.lowercased()
+            let t0 = env.clock.now.addingTimeInterval(-600)
+            let created = try #require(try await client.push([SyncWire.change(id, at: t0, bark: "first")])[0]["version"] as? Int)
+            // Two devices learned of the delete and each re-sends it, byte for byte the same change.
+            let delete = SyncWire.change(id, op: "delete", base: created, at: t0 + 10)
+            let first = try await client.push([delete])
+            #expect(first[0]["status"] as? String == "applied")
+            let tombstone = try #require(first[0]["version"] as? Int)
+            // The same change again while the note is still at that tombstone: the same answer.
+            let again = try await client.push([delete])
+            #expect(again[0]["status"] as? String == "applied")
+            #expect(again[0]["version"] as? Int == tombstone)
+            // The note is written after the delete and lives again.
+            let revived = try await client.push([SyncWire.change(id, base: tombstone, at: t0 + 20, bark: "written after the delete")])
+            let live = try #require(revived[0]["version"] as? Int)
+            let cursor = try await client.pullAll(entities: "notes").cursor
+            // The second device's copy of the delete: not "applied" at the old tombstone, but the note as it is now.
+            let late = try await client.push([delete])
+            #expect(late[0]["status"] as? String == "stale")
+            #expect(late[0]["version"] as? Int == live)
+            #expect((late[0]["note"] as? [String: Any]).flatMap { $0["fields"] as? [String: Any] }?["bark"] as? String == "written after the delete")
+            #expect(try await client.pullAll(since: cursor, entities: "notes").changes.isEmpty)
+            #expect(try await client.send(.get, "/api/v1/notes/\(id)").status == .ok)
+        }
+    }
+
+    @Test(
         "case 3, a slow clock does not turn history backwards: an edit made on v1 by a clock a minute slow beats an edit made before v1 by a device that never saw it"
     )
     func slowClock() async throws {

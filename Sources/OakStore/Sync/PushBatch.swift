@@ -115,12 +115,29 @@ package struct PushBatch: Sendable {
         return (notes[id], notes[id] == nil ? tombstones[id] : nil)
     }
 
-    /// Answers the change at `index` as before when it was seen before (the same digest, in this batch or an
-    /// earlier one): then it changes nothing.
-    package mutating func answerIfSeen(_ index: Int) -> Bool {
+    /// Answers the change at `index` when it was seen before (the same digest, in this batch or an earlier
+    /// one): then it changes nothing. The answer is the one it got then while the note is still at the version
+    /// that answer gave. Once the note has moved on, that answer would tell of a state that is gone (the same
+    /// change may even come from another device: a delete each re-sends to a restored server), so the change
+    /// is answered `stale` with the note as it stands now, or its tombstone.
+    package mutating func answerIfSeen(_ index: Int) throws -> Bool {
         guard let recorded = receipts[digests[index]] else { return false }
+        let change = changes[index]
+        if let state = state(of: change.id), let now = state.note?.version ?? state.tombstone?.version,
+            Self.recordedVersion(recorded) != now
+        {
+            let result = state.note.map { PushResult(id: change.id, status: .stale, version: $0.version, note: $0) }
+            answers[index] = try WireJSON.syncEncoder.encode(result ?? state.tombstone!.result(of: change, .stale))
+            return true
+        }
         answers[index] = Data(recorded.utf8)
         return true
+    }
+
+    /// The note version a recorded answer gave.
+    private static func recordedVersion(_ recorded: String) -> Int64? {
+        struct Recorded: Decodable { var version: Int64? }
+        return try? JSONDecoder().decode(Recorded.self, from: Data(recorded.utf8)).version
     }
 
     /// Answers the change at `index` with the result the push rule gave. It is recorded unless it is a
