@@ -49,6 +49,19 @@ public final class ServerMetrics: Sendable {
         ).increment()
     }
 
+    /// The store's running totals as last rendered, by metric: counters advance by what is new since.
+    private let renderedTotals = LockedDictionary<String, Double>()
+
+    /// Moves a counter up to a running total the store keeps.
+    private func advance(_ key: String, _ descriptor: MetricNameDescriptor, labels: [(String, String)] = [], to total: Double) {
+        let counter = registry.makeCounter(descriptor: descriptor, labels: labels)
+        let delta = renderedTotals.withLock { totals in
+            defer { totals[key] = max(totals[key] ?? 0, total) }
+            return total - (totals[key] ?? 0)
+        }
+        if delta > 0 { counter.increment(by: delta) }
+    }
+
     private struct RequestKey: Hashable {
         var method: String
         var route: String
@@ -88,6 +101,20 @@ public final class ServerMetrics: Sendable {
             registry.makeGauge(descriptor: Self.database("reads_in_flight", "Database reads running now.")).set(Double(status.readsInFlight))
             registry.makeGauge(descriptor: Self.database("writes_in_flight", "Database writes running or waiting now.")).set(Double(status.writesInFlight))
             registry.makeGauge(descriptor: Self.database("max_readers", "Reader connections the pool may open.")).set(Double(status.maxReaders))
+            if let waits = status.connectionWaits {
+                advance(
+                    "connection_waits", Self.database("connection_waits", "Database connections leased or given up on.", unit: "total"), to: Double(waits.count)
+                )
+                advance(
+                    "connection_wait_seconds",
+                    Self.database("connection_wait", "Time spent waiting for a database connection.", unit: "seconds_total"), to: waits.seconds)
+            }
+            for (kind, count) in status.failures {
+                advance(
+                    "failures/\(kind)",
+                    Self.database("failures", "Database failures answered 503 or retried, by kind.", unit: "total"), labels: [("kind", kind)],
+                    to: Double(count))
+            }
             if let fileBytes = status.fileBytes {
                 registry.makeGauge(descriptor: Self.database("file", "Size of the database file and its write-ahead log.", unit: "bytes")).set(
                     Double(fileBytes))

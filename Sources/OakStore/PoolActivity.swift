@@ -1,4 +1,5 @@
 import Foundation
+import OakModels
 
 /// Counts a store's reads and writes in flight, and the writes made through it.
 package final class PoolActivity: @unchecked Sendable {
@@ -36,6 +37,28 @@ package final class PoolActivity: @unchecked Sendable {
             observedHead = head
             observedAt = generation == readAt ? now : -.infinity
         }
+    }
+
+    /// Connections leased (or given up on), and the seconds spent waiting for them.
+    private var waits = 0
+    private var waitSeconds = 0.0
+    /// Database failures by kind (`PostgresFailure`'s raw values), retried transactions included.
+    private var failures: [String: Int] = [:]
+
+    package func recordWait(_ duration: Duration) {
+        lock.withLock {
+            waits += 1
+            waitSeconds += duration.inSeconds
+        }
+    }
+
+    package func recordFailure(_ kind: String) {
+        lock.withLock { failures[kind, default: 0] += 1 }
+    }
+
+    /// The waits and failures so far.
+    package var waitsAndFailures: (waits: Int, waitSeconds: Double, failures: [String: Int]) {
+        lock.withLock { (waits, waitSeconds, failures) }
     }
 
     package func begin(write: Bool) { lock.withLock { if write { writes += 1 } else { reads += 1 } } }

@@ -6,12 +6,21 @@ public struct PoolStatus: Sendable {
     /// The size of the database's files (for SQLite, the file and its write-ahead log); nil when the database
     /// is a server's (PostgreSQL).
     public var fileBytes: Int?
+    /// For a pool of connections to a database server: the connections leased so far, the seconds spent
+    /// waiting for them, and the database's failures by kind.
+    public var connectionWaits: (count: Int, seconds: Double)?
+    public var failures: [String: Int]
 
-    public init(readsInFlight: Int, writesInFlight: Int, maxReaders: Int, fileBytes: Int?) {
+    public init(
+        readsInFlight: Int, writesInFlight: Int, maxReaders: Int, fileBytes: Int?, connectionWaits: (count: Int, seconds: Double)? = nil,
+        failures: [String: Int] = [:]
+    ) {
         self.readsInFlight = readsInFlight
         self.writesInFlight = writesInFlight
         self.maxReaders = maxReaders
         self.fileBytes = fileBytes
+        self.connectionWaits = connectionWaits
+        self.failures = failures
     }
 }
 

@@ -10,7 +10,10 @@ package struct PostgresSession: @unchecked Sendable {
     let connection: PostgresConnection
     let logger: Logger
 
-    private func query(_ sql: String, _ values: [StoredValue]) -> PostgresQuery {
+    /// A statement for the connection, which must still be open: PostgresNIO leaves a statement sent on a
+    /// closed connection (one the database dropped when it stopped) waiting forever, so it is refused here.
+    private func query(_ sql: String, _ values: [StoredValue]) throws -> PostgresQuery {
+        if connection.isClosed { throw PostgresFailure.unavailable.error(PostgresFailure.unavailable.message) }
         var binds = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
@@ -25,7 +28,7 @@ package struct PostgresSession: @unchecked Sendable {
     /// Runs a statement and returns the number of rows it changed.
     @discardableResult
     package func execute(_ sql: String, _ values: [StoredValue] = []) async throws -> Int {
-        let result: EventLoopFuture<PostgresQueryResult> = connection.query(query(sql, values), logger: logger)
+        let result: EventLoopFuture<PostgresQueryResult> = connection.query(try query(sql, values), logger: logger)
         return try await result.get().metadata.rows ?? 0
     }
 
@@ -64,7 +67,7 @@ package struct PostgresSession: @unchecked Sendable {
 
     /// Every row of a query.
     package func rows(_ sql: String, _ values: [StoredValue] = []) async throws -> [PostgresRandomAccessRow] {
-        try await connection.query(query(sql, values), logger: logger).collect().map { $0.makeRandomAccess() }
+        try await connection.query(try query(sql, values), logger: logger).collect().map { $0.makeRandomAccess() }
     }
 
     /// The first row of a query, if any.
@@ -74,7 +77,7 @@ package struct PostgresSession: @unchecked Sendable {
 
     /// Calls `body` with the columns of each row of a query as it arrives, without keeping the rows.
     func forEach(_ sql: String, _ values: [StoredValue] = [], _ body: (PostgresColumns) throws -> Void) async throws {
-        for try await row in try await connection.query(query(sql, values), logger: logger) {
+        for try await row in try await connection.query(try query(sql, values), logger: logger) {
             try body(PostgresColumns(row.makeRandomAccess()))
         }
     }
@@ -105,7 +108,8 @@ package struct PostgresSession: @unchecked Sendable {
             try await execute("COMMIT")
             return value
         } catch {
-            _ = try? await execute("ROLLBACK")
+            // A connection the database dropped has no transaction left to roll back.
+            if !connection.isClosed { _ = try? await execute("ROLLBACK") }
             throw error
         }
     }

@@ -6,7 +6,10 @@ extension PostgresStore: MaintenanceRepository {
     /// What the connection pool is doing now; a database server has no file size to report.
     public var poolStatus: PoolStatus {
         let (reads, writes) = activity.current
-        return PoolStatus(readsInFlight: reads, writesInFlight: writes, maxReaders: maxConnections, fileBytes: nil)
+        let (waits, waitSeconds, failures) = activity.waitsAndFailures
+        return PoolStatus(
+            readsInFlight: reads, writesInFlight: writes, maxReaders: maxConnections, fileBytes: nil, connectionWaits: (waits, waitSeconds),
+            failures: failures)
     }
 
     /// The data's version, with the change log's head read from the database by a read that started after

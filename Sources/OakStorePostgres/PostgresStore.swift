@@ -22,11 +22,10 @@ public final class PostgresStore: Sendable {
     let exportCache = ExportCache<PostgresExport>()
     /// The server's clock: note timestamps, push clamping. Tests inject a controlled one.
     let clock: @Sendable () -> Date
+    /// The pool's size and waits.
+    let pool: PostgresPoolSettings
     /// The pool's most connections, for metrics.
-    let maxConnections: Int
-    /// How long a call waits for a pooled connection before it fails with 503: every connection is busy, or
-    /// the database cannot be reached. Without it a request would wait as long as the outage lasts.
-    let leaseTimeout: Duration
+    var maxConnections: Int { pool.maxConnections }
     private let closed = Atomic<Bool>(false)
     /// The change log's head, read once for all the requests waiting for it.
     let headReads = SharedRead<Int64>()
@@ -35,47 +34,36 @@ public final class PostgresStore: Sendable {
     /// or migrates the schema, and adds the standard sources and (when `seedStarterData` and the database has
     /// no species yet) the starter dataset. The store runs its connection pool until it closes.
     public convenience init(
-        url: String, seedStarterData: Bool = true, maxConnections: Int = 20, leaseTimeout: Duration = PostgresStore.defaultLeaseTimeout,
+        url: String, seedStarterData: Bool = true, pool: PostgresPoolSettings = PostgresPoolSettings(),
         clock: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "oak.postgres")
     ) async throws {
-        var configuration = try PostgresURL(url).clientConfiguration
-        configuration.options.maximumConnections = maxConnections
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let client = PostgresClient(configuration: try pool.configure(PostgresURL(url).clientConfiguration), backgroundLogger: logger)
         // Detached, as the client's own service: it ends when the store closes, not with a caller's service.
         let runner = Task.detached { await client.run() }
         do {
-            try await self.init(
-                client: client, runner: runner, maxConnections: maxConnections, leaseTimeout: leaseTimeout, seedStarterData: seedStarterData,
-                clock: clock, logger: logger)
+            try await self.init(client: client, runner: runner, pool: pool, seedStarterData: seedStarterData, clock: clock, logger: logger)
         } catch {
             runner.cancel()
             throw error
         }
     }
 
-    /// A store on a connection pool its caller made and runs (`client.run()` in a task or service group of
-    /// its own, for as long as the store is used), configured for at most `maxConnections`; migrated and
-    /// seeded as `init(url:)` does.
+    /// A store on a connection pool its caller made (with `pool.configure`) and runs (`client.run()` in a task
+    /// or service group of its own, for as long as the store is used); migrated and seeded as `init(url:)` does.
     public convenience init(
-        client: PostgresClient, maxConnections: Int = 20, leaseTimeout: Duration = PostgresStore.defaultLeaseTimeout, seedStarterData: Bool = true,
+        client: PostgresClient, pool: PostgresPoolSettings = PostgresPoolSettings(), seedStarterData: Bool = true,
         clock: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "oak.postgres")
     ) async throws {
-        try await self.init(
-            client: client, runner: nil, maxConnections: maxConnections, leaseTimeout: leaseTimeout, seedStarterData: seedStarterData,
-            clock: clock, logger: logger)
+        try await self.init(client: client, runner: nil, pool: pool, seedStarterData: seedStarterData, clock: clock, logger: logger)
     }
 
-    /// How long a call waits for a connection by default.
-    public static let defaultLeaseTimeout = Duration.seconds(10)
-
     private init(
-        client: PostgresClient, runner: Task<Void, Never>?, maxConnections: Int, leaseTimeout: Duration, seedStarterData: Bool,
+        client: PostgresClient, runner: Task<Void, Never>?, pool: PostgresPoolSettings, seedStarterData: Bool,
         clock: @escaping @Sendable () -> Date, logger: Logger
     ) async throws {
         self.client = client
         self.runner = runner
-        self.maxConnections = maxConnections
-        self.leaseTimeout = leaseTimeout
+        self.pool = pool
         self.clock = clock
         self.logger = logger
         do {
@@ -96,9 +84,9 @@ public final class PostgresStore: Sendable {
     /// Opens the store at `url` as `init` does, after one connection attempt that fails with the reason when
     /// the database cannot be reached (the pool would retry instead). A database that does not exist yet is
     /// created, as a SQLite file would be.
-    public static func connect(url: String, seedStarterData: Bool = true, logger: Logger = Logger(label: "oak.postgres")) async throws
-        -> PostgresStore
-    {
+    public static func connect(
+        url: String, seedStarterData: Bool = true, pool: PostgresPoolSettings = PostgresPoolSettings(), logger: Logger = Logger(label: "oak.postgres")
+    ) async throws -> PostgresStore {
         let target = try PostgresURL(url)
         do {
             try await target.probe(logger: logger)
@@ -107,7 +95,7 @@ public final class PostgresStore: Sendable {
         } catch {
             throw describe(error)
         }
-        return try await PostgresStore(url: url, seedStarterData: seedStarterData, logger: logger)
+        return try await PostgresStore(url: url, seedStarterData: seedStarterData, pool: pool, logger: logger)
     }
 
     deinit {
@@ -126,11 +114,21 @@ public final class PostgresStore: Sendable {
     // MARK: Transactions
 
     /// Runs a write transaction. It first takes the change log's head row lock, which orders every writer
-    /// (see `PostgresSchema`); constraint violations the checks missed become 409s.
+    /// (see `PostgresSchema`); constraint violations the checks missed become 409s. A transaction PostgreSQL
+    /// aborts for a serialization failure or a deadlock changed nothing, and is run again, up to
+    /// `PostgresFailure.retries` times, before it is answered 503.
     func write<T: Sendable>(_ updates: @escaping @Sendable (PostgresSession) async throws -> T) async throws -> T {
-        try await session(writing: true, transaction: "BEGIN") { session in
-            try await session.execute("SELECT seq FROM change_log_head FOR UPDATE")
-            return try await updates(session)
+        var attempt = 0
+        while true {
+            do {
+                return try await session(writing: true, transaction: "BEGIN") { session in
+                    try await session.execute("SELECT seq FROM change_log_head FOR UPDATE")
+                    return try await updates(session)
+                }
+            } catch let error as OakError where error.details?["reason"] == .string(PostgresFailure.retryable.rawValue) {
+                attempt += 1
+                guard attempt <= PostgresFailure.retries else { throw error }
+            }
         }
     }
 
@@ -166,28 +164,35 @@ public final class PostgresStore: Sendable {
                 return try await session.transaction(begin) { try await body(session) }
             }
         } catch {
-            throw Self.describe(error)
+            let described = Self.describe(error)
+            if let error = described as? OakError, case .string(let reason)? = error.details?["reason"], PostgresFailure(rawValue: reason) != nil {
+                activity.recordFailure(reason)
+            }
+            throw described
         }
     }
 
-    /// Runs `body` on a pooled connection, or fails with 503 when none is leased within `leaseTimeout`. Either
+    /// Runs `body` on a pooled connection, or fails with 503 when none is leased within `pool.connectionWait`. Either
     /// the body runs or the timeout answers, never both: a connection that comes after the timeout goes back
     /// unused, and a body that started is never cancelled by it.
     private func withLeasedConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let lease = LeaseState()
-        let (client, timeout) = (client, leaseTimeout)
+        let (client, timeout, activity) = (client, pool.connectionWait, activity)
+        let asked = ContinuousClock.now
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
                 try await client.withConnection { connection in
                     guard lease.settle(.leased) else { throw CancellationError() }
+                    activity.recordWait(ContinuousClock.now - asked)
                     return try await body(connection)
                 }
             }
             group.addTask {
                 try await Task.sleep(for: timeout)
                 guard lease.settle(.timedOut) else { return nil }
-                throw OakError(
-                    .serviceUnavailable, "No database connection within \(timeout): PostgreSQL is busy or unreachable; try again shortly")
+                activity.recordWait(timeout)
+                throw PostgresFailure.unavailable.error(
+                    "No database connection within \(timeout): PostgreSQL is busy or unreachable; try again shortly")
             }
             while let result = try await group.next() {
                 if let value = result {
@@ -204,13 +209,19 @@ public final class PostgresStore: Sendable {
         if closed.load(ordering: .acquiring) { throw OakError(.serviceUnavailable, "The store is closed") }
     }
 
-    /// An error as the API reports it: constraint violations are 409s, others keep the server's message
-    /// (PostgresNIO's own description of a server error hides it).
+    /// An error as the API reports it: constraint violations are 409s; a database that is away, restarting,
+    /// out of connections or past the statement timeout, and a transaction it aborted to be run again, are 503s
+    /// (`PostgresFailure`, which `/metrics` counts by kind); others keep the server's message (PostgresNIO's own
+    /// description of a server error hides it).
     static func describe(_ error: any Error) -> any Error {
         guard let error = error as? PSQLError else { return error }
         let message = error.serverInfo?[.message]
-        if let state = error.serverInfo?[.sqlState], state.hasPrefix("23") {
+        let state = error.serverInfo?[.sqlState]
+        if let state, state.hasPrefix("23") {
             return OakError(.conflict, "The change conflicts with existing data: \(message ?? "constraint failed")")
+        }
+        if let failure = PostgresFailure(code: error.code, sqlState: state) {
+            return failure.error(failure.message + (message.map { " (PostgreSQL: \($0))" } ?? ""))
         }
         let detail = message.map { "PostgreSQL: \($0)" } ?? "PostgreSQL: \(error.underlying.map { "\($0)" } ?? "\(error.code)")"
         return OakError(.internalError, detail)

@@ -43,7 +43,7 @@ public struct OperatorBackup: Sendable {
             return try SQLiteStore(path: database, clock: clock)
         case .postgres:
             try await Self.runPostgresTool("pg_restore", ["--clean", "--if-exists", "--dbname=\(database)", file])
-            return try await PostgresStore(url: database, maxConnections: 2, clock: clock)
+            return try await PostgresStore(url: database, pool: PostgresPoolSettings(maxConnections: 2), clock: clock)
         }
     }
 

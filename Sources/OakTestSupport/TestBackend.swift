@@ -40,7 +40,7 @@ public func temporaryStore(
         return (try SQLiteStore(path: path, seedStarterData: seed, clock: clock), path)
     case .postgres:
         let url = try await temporaryPostgresDatabase()
-        return (try await PostgresStore(url: url, seedStarterData: seed, maxConnections: maxConnections, clock: clock), url)
+        return (try await PostgresStore(url: url, seedStarterData: seed, pool: PostgresPoolSettings(maxConnections: maxConnections), clock: clock), url)
     }
 }
 

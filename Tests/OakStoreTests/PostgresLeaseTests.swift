@@ -16,7 +16,7 @@ struct PostgresLeaseTests {
     @Test("a call that gets no connection within the lease timeout answers 503 at once; the call holding the connection still completes")
     func leaseTimeout() async throws {
         let url = try await temporaryPostgresDatabase()
-        let store = try await PostgresStore(url: url, maxConnections: 1, leaseTimeout: .milliseconds(300))
+        let store = try await PostgresStore(url: url, pool: PostgresPoolSettings(maxConnections: 1, connectionWait: .milliseconds(300)))
         let holder = PostgresClient(configuration: try PostgresURL(url).clientConfiguration)
         let (locked, lockTaken) = AsyncStream<Void>.makeStream()
         let (released, release) = AsyncStream<Void>.makeStream()

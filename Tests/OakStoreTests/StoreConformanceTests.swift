@@ -157,7 +157,7 @@ extension StoreConformanceTests {
         let client = PostgresClient(configuration: try PostgresURL(url).clientConfiguration)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
-            try await expectWorks(try await PostgresStore(client: client, maxConnections: 20))
+            try await expectWorks(try await PostgresStore(client: client, pool: PostgresPoolSettings(maxConnections: 20)))
             group.cancelAll()
         }
     }

@@ -54,10 +54,17 @@ struct ErrorMiddleware: RouterMiddleware {
         }
     }
 
+    /// The envelope response for an error. A 503 (the database away, busy or restarting) says when to try
+    /// again: `Retry-After`, in seconds.
     static func response(for error: OakError) -> Response {
         let body = (try? WireJSON.encoder.encode(ErrorEnvelope(error: error))) ?? Data()
-        return .json(ByteBuffer(bytes: body), status: .init(code: error.code.httpStatus))
+        var response = Response.json(ByteBuffer(bytes: body), status: .init(code: error.code.httpStatus))
+        if error.code == .serviceUnavailable { response.headers[.retryAfter] = Self.retryAfterSeconds }
+        return response
     }
+
+    /// How long a client waits before it sends a request answered 503 again.
+    static let retryAfterSeconds = "2"
 }
 
 /// The registered routes, to tell a wrong method (405) from an unknown path (404).

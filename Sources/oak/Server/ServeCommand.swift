@@ -7,6 +7,7 @@ import NIOPosix
 import OakCLI
 import OakServer
 import OakStore
+import OakStorePostgres
 
 /// `oak serve`: runs the HTTP API on a SQLite database file, or on a PostgreSQL database several servers share.
 struct ServeCommand: AsyncParsableCommand {
@@ -81,6 +82,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Most connections open at once (default 4096, and never more than the open-file limit allows).")
     var maxConnections: Int?
 
+    @Option(help: "PostgreSQL only: most connections in the pool.")
+    var databasePoolSize = PostgresPoolSettings().maxConnections
+
+    @Option(help: "PostgreSQL only: seconds a request waits for a database connection (all busy, or the database away) before its 503.")
+    var databaseWait = PostgresPoolSettings().connectionWait.inSeconds
+
+    @Option(help: "PostgreSQL only: seconds a statement may run before PostgreSQL cancels it (answered 503).")
+    var statementTimeout = PostgresPoolSettings().statementTimeout.inSeconds
+
     func run() async throws {
         tuneMalloc()
         let fileLimit = raiseFileDescriptorLimit()
@@ -96,12 +106,25 @@ struct ServeCommand: AsyncParsableCommand {
             (rateLimitWrites, "--rate-limit-writes"), (rateLimitBackups, "--rate-limit-backups"),
             (maxBodySize, "--max-body-size"), (backupKeep, "--backup-keep"), (idleTimeout, "--idle-timeout"),
             (requestTimeout, "--request-timeout"), (maxConnections ?? 1, "--max-connections"),
+            (databasePoolSize, "--database-pool-size"),
         ] where value < 1 {
             throw ValidationError("\(name) must be at least 1")
         }
+        for (value, name) in [(databaseWait, "--database-wait"), (statementTimeout, "--statement-timeout")] where !(value >= 0.001) {
+            throw ValidationError("\(name) must be a positive number of seconds")
+        }
         try await checkAddressFree(host: host, port: port)
         let described = try database.describe()
-        let store = try await database.openStore()
+        let pool = PostgresPoolSettings(
+            maxConnections: databasePoolSize, connectionWait: .milliseconds(Int64(databaseWait * 1000)),
+            statementTimeout: .milliseconds(Int64(statementTimeout * 1000)))
+        let store = try await database.openStore(pool: pool)
+        if let postgres = store as? PostgresStore {
+            let version = try await postgres.serverVersion()
+            say(
+                "PostgreSQL \(version): a pool of \(pool.maxConnections) connections, waits of at most \(pool.connectionWait), statements of at most \(pool.statementTimeout)"
+            )
+        }
         let key = try OwnerKey.resolve(environment: environment, regenerate: regenerateKey)
         switch key.origin {
         case .environment: say("Owner key: from OAK_API_KEY")

@@ -35,8 +35,9 @@ struct DatabaseOptions: ParsableArguments {
         try postgresURL().map(PostgresURL.redacted) ?? path
     }
 
-    /// Opens the database the options name, SQLite or PostgreSQL, creating and migrating it if needed.
-    func openStore() async throws -> any CompendiumStore {
+    /// Opens the database the options name, SQLite or PostgreSQL (with a pool of `pool`'s settings), creating
+    /// and migrating it if needed.
+    func openStore(pool: PostgresPoolSettings = PostgresPoolSettings()) async throws -> any CompendiumStore {
         guard let url = try postgresURL() else { return try open() }
         do {
             _ = try PostgresURL(url)
@@ -47,7 +48,7 @@ struct DatabaseOptions: ParsableArguments {
         // The pool's own notes (retries, a lease before it runs) are noise for a command-line user.
         logger.logLevel = .error
         do {
-            return try await PostgresStore.connect(url: url, logger: logger)
+            return try await PostgresStore.connect(url: url, pool: pool, logger: logger)
         } catch {
             OutputStream.standardError.line("error: cannot open the PostgreSQL database at \(PostgresURL.redacted(url)): \(CLIError(error).description)")
             throw ExitCode.failure
