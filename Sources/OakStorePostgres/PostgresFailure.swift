@@ -21,7 +21,7 @@ public enum PostgresFailure: String, CaseIterable, Sendable {
     static let retries = 3
 
     /// The failure a PostgresNIO error is, if any.
-    init?(code: PSQLError.Code, sqlState: String?) {
+    package init?(code: PSQLError.Code, sqlState: String?) {
         switch code {
         case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown, .poolClosed:
             self = .unavailable
@@ -51,7 +51,7 @@ public enum PostgresFailure: String, CaseIterable, Sendable {
     }
 
     /// The 503 a failure is answered with; `details.reason` names the failure.
-    func error(_ message: String) -> OakError {
+    package func error(_ message: String) -> OakError {
         OakError(.serviceUnavailable, message, details: ["reason": .string(rawValue)])
     }
 }

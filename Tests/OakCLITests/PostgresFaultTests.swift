@@ -84,6 +84,12 @@ private func request(_ method: String, _ url: String, json: Any? = nil, key: Str
     }
 }
 
+/// A plain-text answer.
+private func text(_ url: String) async -> (Int, String) {
+    guard let (data, response) = try? await URLSession.shared.data(from: URL(string: url)!) else { return (0, "") }
+    return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+}
+
 /// A push writing `text` to the note under each id, on the species at the same place (made when new).
 private func pushBody(_ ids: [String], species: [String], text: String = "pushed through the fault") -> [String: Any] {
     [
@@ -214,6 +220,13 @@ struct PostgresFaultTests {
             #expect(answer.status == 200)
             #expect(((body as? [String: Any])?["fields"] as? [String: Any])?["leaf"] as? String == text, "note \(id)")
         }
+
+        // Operating it: the start names the database's version and the pool; /metrics counts the waits and the failures.
+        let started = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        #expect(started.contains("PostgreSQL 1") && started.contains("a pool of 20 connections, waits of at most 2.0 seconds"))
+        let (_, metrics) = await text("\(server.url)/metrics")
+        #expect(metrics.contains(#"oak_db_failures_total{kind="database_unavailable"}"#), "\(metrics.prefix(3000))")
+        #expect(metrics.contains("oak_db_connection_waits_total") && metrics.contains("oak_db_connection_wait_seconds_total"))
 
         server.process.terminate()
         #expect(try await exits(server, within: .seconds(10)), "SIGTERM stops the server after the database came back")
