@@ -315,9 +315,29 @@ public final class LocalStore: Sendable {
         }
     }
 
-    /// The latest time a delete the device saw was made at.
+    /// The latest time a delete the device saw was made at: of the deleted notes it remembers, and of the deletes
+    /// it learned of while the note had a change of its own pending (`observeDelete`).
     static func latestDelete(_ db: Database) throws -> Date? {
-        try String.fetchOne(db, sql: "SELECT MAX(deleted_at) FROM deleted_notes").flatMap(WireTime.parse)
+        try String.fetchOne(
+            db,
+            sql: """
+                SELECT MAX(t) FROM (SELECT MAX(deleted_at) AS t FROM deleted_notes
+                UNION ALL SELECT value FROM sync_state WHERE key = 'latest_delete_seen')
+                """
+        ).flatMap(WireTime.parse)
+    }
+
+    /// Remembers the time of a delete the device learned of (pulled, or told by a push), for its clock: a write
+    /// made after learning of it is timed after it, even when the note stays here (a change of its own pending).
+    static func observeDelete(_ db: Database, at time: Date?) throws {
+        guard let time else { return }
+        // The precise form has a fixed width, so its text orders as its time.
+        try db.execute(
+            sql: """
+                INSERT INTO sync_state(key, value) VALUES ('latest_delete_seen', ?)
+                ON CONFLICT(key) DO UPDATE SET value = MAX(value, excluded.value)
+                """,
+            arguments: [WireTime.formatPrecise(time)])
     }
 
     /// The id and tombstone version of the last note of a species and source the device saw deleted.

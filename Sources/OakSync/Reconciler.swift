@@ -30,6 +30,7 @@ struct Reconciler: Sendable {
         let sentByID = Dictionary(sent.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         try await store.writer.write { db in
             for result in results {
+                try LocalStore.observeDelete(db, at: result.deletedAt)
                 guard let snapshot = sentByID[result.id], var note = try LocalNote.fetchOne(db, key: result.id) else { continue }
                 let editedInFlight = note.localVersion != snapshot.localVersion
                 switch result.status {
@@ -140,6 +141,7 @@ struct Reconciler: Sendable {
                 try applyServerNote(db, note, index, serverLostHistory: serverLostHistory)
             case (_, .delete) where change.entity == .notes:
                 guard let id = UUID(wireString: change.key) else { continue }
+                try LocalStore.observeDelete(db, at: change.deletedAt)
                 guard let note = try LocalNote.fetchOne(db, key: id) else {
                     try LocalStore.noteDeletedAgain(db, id: id, version: change.version, deletedAt: change.deletedAt)
                     continue

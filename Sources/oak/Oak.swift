@@ -11,7 +11,7 @@ struct Oak: AsyncParsableCommand {
             FindCommand.self, ShowCommand.self, NewCommand.self, EditCommand.self, DeleteCommand.self, TaxaCommand.self,
             SourceCommand.self, NoteCommand.self, NotesCommand.self, SyncCommand.self, StatsCommand.self, ExportCommand.self,
             ImportCommand.self, ImportBulkCommand.self, ConfigCommand.self, ServeCommand.self, TokenCommand.self,
-            BackupCommand.self, MigrateCommand.self, VersionCommand.self,
+            BackupCommand.self, MigrateCommand.self, DoctorCommand.self, VersionCommand.self,
         ],
         defaultSubcommand: nil
     )
