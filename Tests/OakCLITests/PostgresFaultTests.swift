@@ -304,3 +304,63 @@ private final class LockedList<Element>: @unchecked Sendable {
     var items: [Element] { lock.withLock { storage } }
     var isEmpty: Bool { lock.withLock { storage.isEmpty } }
 }
+
+/// `oak serve` stopped by SIGTERM while clients push, on either backend (PostgreSQL with the database up).
+@Suite("oak serve stopped while clients push")
+struct ShutdownTests {
+    @Test(
+        "SIGTERM with pushes in flight: the server stops within 10 s with status 0, each push is answered or refused, and every acknowledged note is kept",
+        arguments: [false, true])
+    func sigtermWithPushesInFlight(onPostgres: Bool) async throws {
+        guard !onPostgres || TestBackend.postgresURL != nil else { return }
+        let home = temporaryHome()
+        let database = onPostgres ? try await temporaryPostgresDatabase() : home.appendingPathComponent("oak.db").path
+        let server = try await ServerProcess(database: database, home: home)
+        defer { server.stop() }
+        let (_, listing) = await request("GET", "\(server.url)/api/v1/species?limit=200")
+        let species = try #require((listing as? [String: Any])?["data"] as? [[String: Any]]).compactMap { $0["scientific_name"] as? String }
+
+        let acknowledged = LockedList<(id: String, text: String)>()
+        let answers = LockedList<Answer>()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for client in 0..<4 {
+                group.addTask {
+                    // Each client writes notes on species of its own, round after round, until the server is gone.
+                    let mine = species.enumerated().filter { $0.offset % 4 == client }.map(\.element).prefix(5)
+                    let ids = mine.map { _ in UUID().uuidString.lowercased() }
+                    for round in 1... {
+                        for (id, name) in zip(ids, mine) {
+                            let text = "round \(round)"
+                            let (answer, reply) = await request(
+                                "POST", "\(server.url)/api/v1/sync/push", json: pushBody([id], species: [name], text: text), key: server.key)
+                            answers.append(answer)
+                            guard answer.status == 200 else { return }
+                            if ((reply as? [String: Any])?["results"] as? [[String: Any]])?.first?["status"] as? String == "applied" {
+                                acknowledged.append((id, text))
+                            }
+                        }
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            server.process.terminate()
+            #expect(try await exits(server, within: .seconds(10)), "SIGTERM stops the server")
+            #expect(server.process.terminationStatus == 0)
+            try await group.waitForAll()
+        }
+        for answer in answers.items {
+            #expect([0, 200, 503].contains(answer.status), "a push is answered or refused, not \(answer.status)")
+        }
+        // Every acknowledged note is there when the server starts again.
+        let again = try await ServerProcess(database: database, home: home)
+        defer { again.stop() }
+        var latest: [String: String] = [:]
+        for (id, text) in acknowledged.items { latest[id] = text }
+        #expect(latest.count == 20)
+        for (id, text) in latest {
+            let (answer, body) = await request("GET", "\(again.url)/api/v1/notes/\(id)")
+            #expect(answer.status == 200)
+            #expect(((body as? [String: Any])?["fields"] as? [String: Any])?["leaf"] as? String == text, "acknowledged note \(id)")
+        }
+    }
+}
