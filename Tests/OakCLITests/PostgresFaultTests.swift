@@ -342,7 +342,11 @@ struct ShutdownTests {
                     }
                 }
             }
-            try await Task.sleep(for: .milliseconds(300))
+            // Once every note was written (the clients go on writing them), the server is asked to stop.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while Set(acknowledged.items.map(\.id)).count < 20, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             server.process.terminate()
             #expect(try await exits(server, within: .seconds(10)), "SIGTERM stops the server")
             #expect(server.process.terminationStatus == 0)
