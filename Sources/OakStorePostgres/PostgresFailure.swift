@@ -41,6 +41,12 @@ public enum PostgresFailure: String, CaseIterable, Sendable {
         }
     }
 
+    /// The failure an error was answered as (`error(_:)`, named in `details.reason`), if any.
+    init?(answered error: any Error) {
+        guard case .string(let reason)? = (error as? OakError)?.details?["reason"] else { return nil }
+        self.init(rawValue: reason)
+    }
+
     var message: String {
         switch self {
         case .unavailable: "The database connection was lost (PostgreSQL stopped or restarts); try again shortly"

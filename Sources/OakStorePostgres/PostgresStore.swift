@@ -125,7 +125,7 @@ public final class PostgresStore: Sendable {
                     try await session.execute("SELECT seq FROM change_log_head FOR UPDATE")
                     return try await updates(session)
                 }
-            } catch let error as OakError where error.details?["reason"] == .string(PostgresFailure.retryable.rawValue) {
+            } catch let error where PostgresFailure(answered: error) == .retryable {
                 attempt += 1
                 guard attempt <= PostgresFailure.retries else { throw error }
             }
@@ -165,9 +165,7 @@ public final class PostgresStore: Sendable {
             }
         } catch {
             let described = Self.describe(error)
-            if let error = described as? OakError, case .string(let reason)? = error.details?["reason"], PostgresFailure(rawValue: reason) != nil {
-                activity.recordFailure(reason)
-            }
+            if let failure = PostgresFailure(answered: described) { activity.recordFailure(failure.rawValue) }
             throw described
         }
     }
