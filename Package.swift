@@ -46,12 +46,16 @@ let package = Package(
             ],
             resources: [.copy("Resources/starter-dataset.json")]
         ),
+        // The process-wide SQLite settings of every store on SQLite, server and device (C: SQLite's
+        // configuration call is variadic).
+        .target(name: "OakSQLiteSettings", linkerSettings: [.linkedLibrary("sqlite3")]),
         // The embedded SQLite backend (GRDB): migrations of existing files, change-log triggers, backups.
         .target(
             name: "OakStoreSQLite",
             dependencies: [
                 "OakModels",
                 "OakStore",
+                "OakSQLiteSettings",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -101,6 +105,7 @@ let package = Package(
             dependencies: [
                 "OakModels",
                 "OakClient",
+                "OakSQLiteSettings",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -175,7 +180,8 @@ let package = Package(
         .testTarget(
             name: "OakStoreTests",
             dependencies: [
-                "OakStore", "OakStoreSQLite", "OakStorePostgres", "OakModels", "OakTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "OakStore", "OakStoreSQLite", "OakStorePostgres", "OakModels", "OakTestSupport", "OakSQLiteSettings",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

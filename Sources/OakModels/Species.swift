@@ -194,13 +194,29 @@ public struct Species: Codable, Hashable, Sendable {
     public static func storedSpellings(of name: String) -> [String] {
         let normalized = normalizedName(name)
         let alternate = alternateName(normalized)
-        var spellings = [String(name.trimmingWhitespace), normalized, alternate]
-        for spelling in [normalized, alternate] where spelling.contains(hybridSign) {
-            spellings.append(spelling.replacingOccurrences(of: hybridSign, with: "x"))
-            spellings.append(spelling.replacingOccurrences(of: hybridSign, with: "X"))
+        var spellings: [String] = []
+        spellings.reserveCapacity(maxStoredSpellings)
+        func add(_ spelling: String) {
+            if !spelling.isEmpty && !spellings.contains(spelling) { spellings.append(spelling) }
         }
-        var seen: Set<String> = []
-        return spellings.filter { !$0.isEmpty && seen.insert($0).inserted }
+        add(String(name.trimmingWhitespace))
+        add(normalized)
+        add(alternate)
+        // By scalar rather than with Foundation's string search, which cost a sixth of a push: every pushed
+        // note's species is resolved through here.
+        for spelling in [normalized, alternate] where spelling.unicodeScalars.contains(hybridScalar) {
+            add(replacingHybridSign(in: spelling, with: "x"))
+            add(replacingHybridSign(in: spelling, with: "X"))
+        }
+        return spellings
+    }
+
+    private static let hybridScalar: Unicode.Scalar = "\u{00D7}"
+
+    private static func replacingHybridSign(in spelling: String, with letter: Unicode.Scalar) -> String {
+        var result = String.UnicodeScalarView()
+        for scalar in spelling.unicodeScalars { result.append(scalar == hybridScalar ? letter : scalar) }
+        return String(result)
     }
 
     /// The most names `storedSpellings(of:)` gives.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakSQLiteSettings
 import OakStore
 
 /// The embedded SQLite store: on a file, WAL mode with a pool of readers and one writer (GRDB `DatabasePool`).
@@ -21,6 +22,7 @@ public final class SQLiteStore: Sendable {
     /// when it returns (the log is synced at every commit).
     /// - Parameter seedStarterData: give a database without species the bundled starter dataset.
     public convenience init(path: String, seedStarterData: Bool = true, clock: @escaping @Sendable () -> Date = Date.init) throws {
+        oak_sqlite_apply_settings()
         var configuration = Self.configuration
         configuration.maximumReaderCount = Self.maxReaders
         let checkpointer = LogCheckpointer(path: path)
@@ -73,7 +75,8 @@ public final class SQLiteStore: Sendable {
 
     /// A store in memory, gone when released: for tests and previews.
     public static func inMemory(seedStarterData: Bool = true, clock: @escaping @Sendable () -> Date = Date.init) throws -> SQLiteStore {
-        try SQLiteStore(database: try DatabaseQueue(configuration: configuration), seedStarterData: seedStarterData, clock: clock)
+        oak_sqlite_apply_settings()
+        return try SQLiteStore(database: try DatabaseQueue(configuration: configuration), seedStarterData: seedStarterData, clock: clock)
     }
 
     /// How the store's connections are configured: foreign keys enforced, and a writer waits up to 5 s for

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakSQLiteSettings
 
 /// The device's database: the compendium cache, the notes with their sync state, catalog records
 /// created offline, and the sync cursor. A file on a device; in memory for tests and previews.
@@ -17,6 +18,7 @@ public final class LocalStore: Sendable {
     /// write-ahead log (`synchronous = FULL`; GRDB's NORMAL syncs it only at checkpoints, and a phone that shuts
     /// down at once, as in the cold, could lose the last notes).
     public convenience init(path: String) throws {
+        oak_sqlite_apply_settings()
         let pool = try DatabasePool(path: path)
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try self.init(writer: pool, path: path)
@@ -24,7 +26,8 @@ public final class LocalStore: Sendable {
 
     /// A store that lives in memory only, for tests and previews.
     public static func inMemory() throws -> LocalStore {
-        try LocalStore(writer: try DatabaseQueue(), path: nil)
+        oak_sqlite_apply_settings()
+        return try LocalStore(writer: try DatabaseQueue(), path: nil)
     }
 
     private init(writer: any DatabaseWriter, path: String?) throws {

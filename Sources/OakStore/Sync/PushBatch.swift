@@ -24,6 +24,9 @@ package struct PushBatch: Sendable {
     private var tombstones: [UUID: NoteTombstone] = [:]
     /// The species the batch's notes name that exist, by the name they are stored under.
     private var species: Set<String> = []
+    /// Each species name the batch's notes give, with the names it may be stored under (`Species.storedSpellings`),
+    /// worked out once per name rather than once per use.
+    private let spellings: [String: [String]]
     private var written: Set<UUID> = []
     /// The receipts recorded by this batch, as `[digest, result]` pairs.
     package private(set) var newReceipts: [[String]] = []
@@ -33,6 +36,11 @@ package struct PushBatch: Sendable {
         self.changes = changes
         digests = changes.map { PushReceipts.digest(of: $0, history: history) }
         answers = Array(repeating: nil, count: changes.count)
+        var spellings: [String: [String]] = [:]
+        for case let name? in changes.lazy.map(\.note?.scientificName) where spellings[name] == nil {
+            spellings[name] = Species.storedSpellings(of: name)
+        }
+        self.spellings = spellings
     }
 
     /// The digests as a JSON array (the parameter of `receiptsQuery`).
@@ -62,12 +70,7 @@ package struct PushBatch: Sendable {
     /// The names the batch's notes may be stored under (each name's `Species.storedSpellings`), as a JSON
     /// array (the parameter of `speciesQuery`).
     package var speciesNamesJSON: String {
-        var names: Set<String> = []
-        for change in changes {
-            guard let name = change.note?.scientificName else { continue }
-            names.formUnion(Species.storedSpellings(of: name))
-        }
-        return ColumnCoding.json(names.sorted())
+        ColumnCoding.json(Set(spellings.values.joined()).sorted())
     }
 
     /// The species among `elements`: `scientific_name`.
@@ -83,7 +86,7 @@ package struct PushBatch: Sendable {
     /// The name a species a change of the batch names is stored under, or nil when there is none: the first
     /// of its stored spellings that is stored (as the backends' `existingName` looks a name up).
     package func existingSpeciesName(_ name: String) -> String? {
-        Species.storedSpellings(of: name).first(where: species.contains)
+        (spellings[name] ?? Species.storedSpellings(of: name)).first(where: species.contains)
     }
 
     /// The name a note's species is kept under for comparison with a stored note: the existing species' name,
