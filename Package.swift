@@ -46,16 +46,17 @@ let package = Package(
             ],
             resources: [.copy("Resources/starter-dataset.json")]
         ),
-        // The process-wide SQLite settings of every store on SQLite, server and device (C: SQLite's
-        // configuration call is variadic).
+        // What every store on SQLite shares, server and device: statements prepared once per connection, and
+        // the process-wide SQLite settings (in C, OakSQLiteSettings: SQLite's configuration call is variadic).
         .target(name: "OakSQLiteSettings", linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(name: "OakSQLite", dependencies: ["OakSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift")]),
         // The embedded SQLite backend (GRDB): migrations of existing files, change-log triggers, backups.
         .target(
             name: "OakStoreSQLite",
             dependencies: [
                 "OakModels",
                 "OakStore",
-                "OakSQLiteSettings",
+                "OakSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -105,7 +106,7 @@ let package = Package(
             dependencies: [
                 "OakModels",
                 "OakClient",
-                "OakSQLiteSettings",
+                "OakSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -180,7 +181,7 @@ let package = Package(
         .testTarget(
             name: "OakStoreTests",
             dependencies: [
-                "OakStore", "OakStoreSQLite", "OakStorePostgres", "OakModels", "OakTestSupport", "OakSQLiteSettings",
+                "OakStore", "OakStoreSQLite", "OakStorePostgres", "OakModels", "OakTestSupport", "OakSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ]

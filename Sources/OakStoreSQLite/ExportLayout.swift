@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import NIOCore
 import OakModels
+import OakSQLite
 import OakStore
 
 /// A built export document, with what the next build needs to render again only the species that changed:

@@ -1,5 +1,6 @@
 import GRDB
 import OakModels
+import OakSQLite
 import OakStore
 
 /// The WHERE clause of a list query, built from optional filters.

@@ -1,5 +1,6 @@
 import GRDB
 import OakModels
+import OakSQLite
 import OakStore
 
 extension SQLiteStore {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakSQLite
 import OakStore
 
 /// What an import did (or, in a dry run, would do), record by record.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakSQLite
 import OakStore
 
 extension SQLiteStore: NoteRepository {

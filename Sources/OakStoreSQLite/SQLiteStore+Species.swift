@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import NIOCore
 import OakModels
+import OakSQLite
 import OakStore
 
 extension SQLiteStore: SpeciesRepository {

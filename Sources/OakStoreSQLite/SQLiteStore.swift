@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
-import OakSQLiteSettings
+import OakSQLite
 import OakStore
 
 /// The embedded SQLite store: on a file, WAL mode with a pool of readers and one writer (GRDB `DatabasePool`).
@@ -22,7 +22,7 @@ public final class SQLiteStore: Sendable {
     /// when it returns (the log is synced at every commit).
     /// - Parameter seedStarterData: give a database without species the bundled starter dataset.
     public convenience init(path: String, seedStarterData: Bool = true, clock: @escaping @Sendable () -> Date = Date.init) throws {
-        oak_sqlite_apply_settings()
+        SQLiteSettings.apply()
         var configuration = Self.configuration
         configuration.maximumReaderCount = Self.maxReaders
         let checkpointer = LogCheckpointer(path: path)
@@ -75,7 +75,7 @@ public final class SQLiteStore: Sendable {
 
     /// A store in memory, gone when released: for tests and previews.
     public static func inMemory(seedStarterData: Bool = true, clock: @escaping @Sendable () -> Date = Date.init) throws -> SQLiteStore {
-        oak_sqlite_apply_settings()
+        SQLiteSettings.apply()
         return try SQLiteStore(database: try DatabaseQueue(configuration: configuration), seedStarterData: seedStarterData, clock: clock)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OakClient
 import OakModels
+import OakSQLite
 
 /// Pushes the catalog records created or edited on this device, sources first (notes may name them),
 /// then species. Each push is safe to repeat after a lost answer: a species the server already has is
@@ -20,7 +21,7 @@ struct CatalogPusher: Sendable {
 
     /// Whether any catalog record waits to be pushed.
     func hasPending() async throws -> Bool {
-        try await store.writer.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM \(Self.pendingRows))") ?? false }
+        try await store.writer.read { db in try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM \(Self.pendingRows))") ?? false }
     }
 
     /// Pushes every pending catalog record; a record the server rejects is marked with the reason.
@@ -28,7 +29,7 @@ struct CatalogPusher: Sendable {
         let pending = try await store.writer.read { db in
             try Row.fetchAll(
                 db,
-                sql: """
+                cachedSQL: """
                     SELECT entity, key, record FROM \(Self.pendingRows)
                     ORDER BY entity = 'species', CAST(key AS INTEGER) DESC, key
                     """
@@ -80,9 +81,9 @@ struct CatalogPusher: Sendable {
     private func settle(_ item: Pending, as key: CatalogKey, _ stored: some Encodable & Sendable) async throws {
         try await store.writer.write { db in
             let current = try String.fetchOne(
-                db, sql: "SELECT record FROM catalog WHERE entity = ? AND key = ?", arguments: [item.key.entity.rawValue, item.key.key])
+                db, cachedSQL: "SELECT record FROM catalog WHERE entity = ? AND key = ?", arguments: [item.key.entity.rawValue, item.key.key])
             let editedMeanwhile = current.map { Data($0.utf8) != item.record } ?? false
-            try db.execute(sql: "DELETE FROM catalog WHERE entity = ? AND key = ?", arguments: [item.key.entity.rawValue, item.key.key])
+            try db.execute(cachedSQL: "DELETE FROM catalog WHERE entity = ? AND key = ?", arguments: [item.key.entity.rawValue, item.key.key])
             if editedMeanwhile, let current, case .source(let newID) = key {
                 var edited = try JSONDecoder().decode(Source.self, from: Data(current.utf8))
                 edited.id = newID
@@ -100,7 +101,7 @@ struct CatalogPusher: Sendable {
         let json = String(decoding: try JSONEncoder().encode(error), as: UTF8.self)
         try await store.writer.write { db in
             try db.execute(
-                sql: "UPDATE catalog SET last_error = ? WHERE entity = ? AND key = ?", arguments: [json, key.entity.rawValue, key.key])
+                cachedSQL: "UPDATE catalog SET last_error = ? WHERE entity = ? AND key = ?", arguments: [json, key.entity.rawValue, key.key])
         }
     }
 }

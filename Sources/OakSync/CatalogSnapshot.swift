@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakSQLite
 
 /// Where a catalog record created or edited on this device stands with the server.
 public enum CatalogSyncState: Hashable, Sendable {
@@ -67,7 +68,7 @@ public struct CatalogSnapshot: Hashable, Sendable {
         var sources: [Source] = []
         var states: [String: CatalogSyncState] = [:]
         let decoder = JSONDecoder()
-        for row in try Row.fetchAll(db, sql: "SELECT entity, key, record, sync_status, last_error FROM catalog") {
+        for row in try Row.fetchAll(db, cachedSQL: "SELECT entity, key, record, sync_status, last_error FROM catalog") {
             let entity: String = row[0]
             let record = Data((row[2] as String).utf8)
             switch SyncEntity(rawValue: entity) {
@@ -111,7 +112,7 @@ extension LocalStore {
     /// One catalog record, decoded.
     static func record<Record: Decodable>(_ db: Database, _ key: CatalogKey) throws -> Record? {
         let json = try String.fetchOne(
-            db, sql: "SELECT record FROM catalog WHERE entity = ? AND key = ?", arguments: [key.entity.rawValue, key.key])
+            db, cachedSQL: "SELECT record FROM catalog WHERE entity = ? AND key = ?", arguments: [key.entity.rawValue, key.key])
         return try json.map { try JSONDecoder().decode(Record.self, from: Data($0.utf8)) }
     }
 
@@ -119,7 +120,7 @@ extension LocalStore {
     /// holds (the exact name first, as the server looks it up), else the name normalized.
     static func storedSpeciesName(_ db: Database, _ name: String) throws -> String {
         for spelling in Species.storedSpellings(of: name)
-        where try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM catalog WHERE entity = 'species' AND key = ?)", arguments: [spelling]) == true {
+        where try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM catalog WHERE entity = 'species' AND key = ?)", arguments: [spelling]) == true {
             return spelling
         }
         return Species.normalizedName(name)
@@ -132,20 +133,20 @@ extension LocalStore {
 
     /// The id a source created on this device takes until the server numbers it: below every id in use.
     static func nextLocalSourceID(_ db: Database) throws -> Int {
-        let lowest = try Int.fetchOne(db, sql: "SELECT MIN(CAST(key AS INTEGER)) FROM catalog WHERE entity = 'sources'") ?? 0
+        let lowest = try Int.fetchOne(db, cachedSQL: "SELECT MIN(CAST(key AS INTEGER)) FROM catalog WHERE entity = 'sources'") ?? 0
         return min(lowest, 0) - 1
     }
 
     /// Moves the notes of a renumbered source to its new id.
     static func moveNotes(_ db: Database, fromSource oldID: Int, to newID: Int) throws {
-        try db.execute(sql: "UPDATE notes SET source_id = ? WHERE source_id = ?", arguments: [newID, oldID])
+        try db.execute(cachedSQL: "UPDATE notes SET source_id = ? WHERE source_id = ?", arguments: [newID, oldID])
     }
 
     /// Queues a synced note the server lost (restored from a backup, or another database) to be sent to it
     /// again as new: no base version, so last write wins weighs it against any copy the server has.
     static func queueLostNote(_ db: Database, _ id: UUID) throws {
         try db.execute(
-            sql: "UPDATE notes SET sync_status = ?, server_version = 0 WHERE id = ?", arguments: [NoteSyncStatus.pendingUpload.rawValue, id])
+            cachedSQL: "UPDATE notes SET sync_status = ?, server_version = 0 WHERE id = ?", arguments: [NoteSyncStatus.pendingUpload.rawValue, id])
     }
 
     /// Queues a synced catalog record the server lost (restored from a backup, or another database) to be
@@ -155,11 +156,11 @@ extension LocalStore {
         switch SyncEntity(rawValue: entity) {
         case .species?:
             try db.execute(
-                sql: "UPDATE catalog SET sync_status = ? WHERE entity = ? AND key = ?", arguments: [NoteSyncStatus.pendingUpload.rawValue, entity, key])
+                cachedSQL: "UPDATE catalog SET sync_status = ? WHERE entity = ? AND key = ?", arguments: [NoteSyncStatus.pendingUpload.rawValue, entity, key])
         case .sources?:
             guard let oldID = Int(key), var source = try record(db, .source(oldID)) as Source? else { return }
             source.id = try nextLocalSourceID(db)
-            try db.execute(sql: "DELETE FROM catalog WHERE entity = ? AND key = ?", arguments: [entity, key])
+            try db.execute(cachedSQL: "DELETE FROM catalog WHERE entity = ? AND key = ?", arguments: [entity, key])
             try saveRecord(db, .source(source.id), source, status: .pendingUpload)
             try moveNotes(db, fromSource: oldID, to: source.id)
         default:
@@ -169,7 +170,7 @@ extension LocalStore {
 
     static func saveRecord(_ db: Database, entity: SyncEntity, key: String, json: Data, status: NoteSyncStatus) throws {
         try db.execute(
-            sql: """
+            cachedSQL: """
                 INSERT INTO catalog(entity, key, record, sync_status, last_error) VALUES (?, ?, ?, ?, NULL)
                 ON CONFLICT(entity, key) DO UPDATE SET record = excluded.record, sync_status = excluded.sync_status, last_error = NULL
                 """,

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakSQLite
 
 /// What a migration of the original app's files did.
 public struct LegacyImportSummary: Hashable, Sendable {
@@ -109,8 +110,8 @@ public struct LegacyAppImport: Sendable {
             }
         }
         let existing =
-            try LocalNote.fetchOne(db, key: old.id)
-            ?? LocalNote.filter(LocalNote.CodingKeys.scientificName == name && LocalNote.CodingKeys.sourceId == sourceId).fetchOne(db)
+            try LocalNote.fetchOne(db, id: old.id)
+            ?? LocalNote.fetchOne(db, species: name, sourceId: sourceId)
         guard existing == nil || existing?.syncStatus == .synced && existing?.serverVersion == 0 && existing?.id != old.id else {
             summary.skippedNotes += 1
             return

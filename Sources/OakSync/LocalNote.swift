@@ -168,3 +168,16 @@ public struct LocalNote: Hashable, Sendable, FetchableRecord, PersistableRecord 
                 ? nil : PushedNote(scientificName: scientificName, sourceId: sourceId, fields: fields, fieldTimes: fieldTimes))
     }
 }
+
+extension LocalNote {
+    /// The note with this id. Read through a statement the connection keeps: GRDB's `fetchOne(_:key:)` writes and
+    /// compiles its query on every call, and a sync looks notes up one by one.
+    static func fetchOne(_ db: Database, id: UUID) throws -> LocalNote? {
+        try fetchOne(db.cachedStatement(sql: "SELECT * FROM notes WHERE id = ?"), arguments: [id])
+    }
+
+    /// The note of a species and source, if the device holds one (deleted here or not).
+    static func fetchOne(_ db: Database, species name: String, sourceId: Int) throws -> LocalNote? {
+        try fetchOne(db.cachedStatement(sql: "SELECT * FROM notes WHERE scientific_name = ? AND source_id = ?"), arguments: [name, sourceId])
+    }
+}

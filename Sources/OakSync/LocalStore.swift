@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
-import OakSQLiteSettings
+import OakSQLite
 
 /// The device's database: the compendium cache, the notes with their sync state, catalog records
 /// created offline, and the sync cursor. A file on a device; in memory for tests and previews.
@@ -18,7 +18,7 @@ public final class LocalStore: Sendable {
     /// write-ahead log (`synchronous = FULL`; GRDB's NORMAL syncs it only at checkpoints, and a phone that shuts
     /// down at once, as in the cold, could lose the last notes).
     public convenience init(path: String) throws {
-        oak_sqlite_apply_settings()
+        SQLiteSettings.apply()
         let pool = try DatabasePool(path: path)
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try self.init(writer: pool, path: path)
@@ -26,7 +26,7 @@ public final class LocalStore: Sendable {
 
     /// A store that lives in memory only, for tests and previews.
     public static func inMemory() throws -> LocalStore {
-        oak_sqlite_apply_settings()
+        SQLiteSettings.apply()
         return try LocalStore(writer: try DatabaseQueue(), path: nil)
     }
 
@@ -228,7 +228,7 @@ public final class LocalStore: Sendable {
         try await writer.read { db in
             try Int.fetchOne(
                 db,
-                sql: "SELECT (SELECT COUNT(*) FROM notes WHERE sync_status != 'synced') + (SELECT COUNT(*) FROM catalog WHERE sync_status != 'synced')"
+                cachedSQL: "SELECT (SELECT COUNT(*) FROM notes WHERE sync_status != 'synced') + (SELECT COUNT(*) FROM catalog WHERE sync_status != 'synced')"
             ) ?? 0
         }
     }
@@ -271,12 +271,12 @@ public final class LocalStore: Sendable {
     }
 
     static func value(_ db: Database, _ key: String) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = ?", arguments: [key])
+        try String.fetchOne(db, cachedSQL: "SELECT value FROM sync_state WHERE key = ?", arguments: [key])
     }
 
     static func setValue(_ db: Database, _ key: String, _ value: String) throws {
         try db.execute(
-            sql: "INSERT INTO sync_state(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            cachedSQL: "INSERT INTO sync_state(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             arguments: [key, value])
     }
 
@@ -289,14 +289,14 @@ public final class LocalStore: Sendable {
         try note.delete(db)
         guard let version else { return }
         try db.execute(
-            sql: "INSERT OR REPLACE INTO deleted_notes(scientific_name, source_id, id, version, deleted_at) VALUES (?, ?, ?, ?, ?)",
+            cachedSQL: "INSERT OR REPLACE INTO deleted_notes(scientific_name, source_id, id, version, deleted_at) VALUES (?, ?, ?, ?, ?)",
             arguments: [note.scientificName, note.sourceId, note.id, version, deletedAt.map(WireTime.formatPrecise)])
     }
 
     /// A pulled delete of a note the device removed already: its tombstone's version and time are the latest.
     static func noteDeletedAgain(_ db: Database, id: UUID, version: Int64, deletedAt: Date?) throws {
         try db.execute(
-            sql: "UPDATE deleted_notes SET version = ?, deleted_at = COALESCE(?, deleted_at) WHERE id = ?",
+            cachedSQL: "UPDATE deleted_notes SET version = ?, deleted_at = COALESCE(?, deleted_at) WHERE id = ?",
             arguments: [version, deletedAt.map(WireTime.formatPrecise), id])
     }
 
@@ -304,10 +304,10 @@ public final class LocalStore: Sendable {
     /// delete the device saw, with its time, is sent again, weighed against what the server holds, so a delete
     /// the server lost does not bring the note back. The note the snapshot holds is hidden until the push.
     static func queueLostDeletes(_ db: Database) throws {
-        for row in try Row.fetchAll(db, sql: "SELECT scientific_name, source_id, id, deleted_at FROM deleted_notes WHERE deleted_at IS NOT NULL") {
+        for row in try Row.fetchAll(db, cachedSQL: "SELECT scientific_name, source_id, id, deleted_at FROM deleted_notes WHERE deleted_at IS NOT NULL") {
             guard let deletedAt = WireTime.parse(row["deleted_at"]) else { continue }
             var note =
-                try LocalNote.fetchOne(db, key: row["id"] as UUID)
+                try LocalNote.fetchOne(db, id: row["id"] as UUID)
                 ?? LocalNote(
                     server: Note(id: row["id"], scientificName: row["scientific_name"], sourceId: row["source_id"], createdAt: deletedAt, updatedAt: deletedAt))
             guard note.syncStatus == .synced else { continue }
@@ -323,7 +323,7 @@ public final class LocalStore: Sendable {
     static func latestDelete(_ db: Database) throws -> Date? {
         try String.fetchOne(
             db,
-            sql: """
+            cachedSQL: """
                 SELECT MAX(t) FROM (SELECT MAX(deleted_at) AS t FROM deleted_notes
                 UNION ALL SELECT value FROM sync_state WHERE key = 'latest_delete_seen')
                 """
@@ -336,7 +336,7 @@ public final class LocalStore: Sendable {
         guard let time else { return }
         // The precise form has a fixed width, so its text orders as its time.
         try db.execute(
-            sql: """
+            cachedSQL: """
                 INSERT INTO sync_state(key, value) VALUES ('latest_delete_seen', ?)
                 ON CONFLICT(key) DO UPDATE SET value = MAX(value, excluded.value)
                 """,
@@ -346,13 +346,13 @@ public final class LocalStore: Sendable {
     /// The id and tombstone version of the last note of a species and source the device saw deleted.
     static func deletedNote(_ db: Database, name: String, sourceId: Int) throws -> (id: UUID, version: Int64)? {
         try Row.fetchOne(
-            db, sql: "SELECT id, version FROM deleted_notes WHERE scientific_name = ? AND source_id = ?", arguments: [name, sourceId]
+            db, cachedSQL: "SELECT id, version FROM deleted_notes WHERE scientific_name = ? AND source_id = ?", arguments: [name, sourceId]
         ).map { ($0["id"], $0["version"]) }
     }
 
     /// Forgets the deleted note of a species and source (a note lives there again).
     static func forgetDeletedNote(_ db: Database, name: String, sourceId: Int) throws {
-        try db.execute(sql: "DELETE FROM deleted_notes WHERE scientific_name = ? AND source_id = ?", arguments: [name, sourceId])
+        try db.execute(cachedSQL: "DELETE FROM deleted_notes WHERE scientific_name = ? AND source_id = ?", arguments: [name, sourceId])
     }
 
     /// Folds the write-ahead log into the database file (after a snapshot, which writes a lot at once).

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakSQLite
 
 /// The notes API for app view models. Every write goes to the local database and marks the note
 /// pending in one transaction, so the UI updates at once; the `SyncEngine` pushes it later.
@@ -19,7 +20,7 @@ public final class NotesRepository: Sendable {
 
     /// The visible notes of one source (personal observations unless told), optionally of one species, by species name.
     public func notes(species: String? = nil, sourceId: Int = Source.personalObservationID) async throws -> [LocalNote] {
-        try await store.writer.read { db in try Self.visible(db, species: species, sourceId: sourceId).fetchAll(db) }
+        try await store.writer.read { db in try Self.visible(db, species: species, sourceId: sourceId) }
     }
 
     /// The same list as `notes`, sent again whenever it changes (local writes and sync alike). With
@@ -28,7 +29,7 @@ public final class NotesRepository: Sendable {
         -> AsyncStream<[LocalNote]>
     {
         let observation = ValueObservation.tracking { db in
-            try Self.visible(db, species: species, sourceId: sourceId, includingDeleted: includingDeleted).fetchAll(db)
+            try Self.visible(db, species: species, sourceId: sourceId, includingDeleted: includingDeleted)
         }
         .removeDuplicates()
         return LocalStore.stream(of: observation, in: store.writer, label: "oak.notes.observe")
@@ -37,14 +38,14 @@ public final class NotesRepository: Sendable {
     /// A note by id; nil if it does not exist or is deleted.
     public func note(id: UUID) async throws -> LocalNote? {
         try await store.writer.read { db in
-            try LocalNote.fetchOne(db, key: id).flatMap { $0.syncStatus == .pendingDelete ? nil : $0 }
+            try LocalNote.fetchOne(db, id: id).flatMap { $0.syncStatus == .pendingDelete ? nil : $0 }
         }
     }
 
     /// How many notes wait to be pushed (rejected ones included).
     public func pendingCount() async throws -> Int {
         try await store.writer.read { db in
-            try LocalNote.filter(LocalNote.CodingKeys.syncStatus != NoteSyncStatus.synced.rawValue).fetchCount(db)
+            try Int.fetchOne(db, cachedSQL: "SELECT COUNT(*) FROM notes WHERE sync_status != '\(NoteSyncStatus.synced.rawValue)'") ?? 0
         }
     }
 
@@ -60,7 +61,7 @@ public final class NotesRepository: Sendable {
             let taxonomy = try (LocalStore.record(db, .species(name)) as Species?).map {
                 NoteTaxonomy(subgenus: $0.subgenus, section: $0.section, subsection: $0.subsection, complex: $0.complex)
             }
-            let existing = try LocalNote.filter(LocalNote.CodingKeys.scientificName == name && LocalNote.CodingKeys.sourceId == sourceId).fetchOne(db)
+            let existing = try LocalNote.fetchOne(db, species: name, sourceId: sourceId)
             var note: LocalNote
             if var existing {
                 // A note deleted here but not yet pushed is brought back under its id.
@@ -121,22 +122,27 @@ public final class NotesRepository: Sendable {
     /// (any note it holds, any delete it saw), whatever its clock says: a hybrid logical time
     /// (`SyncRules.hybridTime`).
     private static func writeTime(_ db: Database, _ now: Date) throws -> Date {
-        let latestNote = try Row.fetchOne(db, sql: "SELECT MAX(updated_at) FROM notes").flatMap { row in row[0] as Date? }
+        let latestNote = try Row.fetchOne(db, cachedSQL: "SELECT MAX(updated_at) FROM notes").flatMap { row in row[0] as Date? }
         let latestSeen = [latestNote, try LocalStore.latestDelete(db)].compactMap { $0 }.max()
         return latestSeen.map { SyncRules.hybridTime(now, after: $0) } ?? WireTime.milliseconds(now)
     }
 
-    private static func visible(_ db: Database, species: String?, sourceId: Int, includingDeleted: Bool = false) throws
-        -> QueryInterfaceRequest<LocalNote>
-    {
-        var request = LocalNote.filter(LocalNote.CodingKeys.sourceId == sourceId)
-        if !includingDeleted { request = request.filter(LocalNote.CodingKeys.syncStatus != NoteSyncStatus.pendingDelete.rawValue) }
-        if let species { request = request.filter(LocalNote.CodingKeys.scientificName == (try LocalStore.storedSpeciesName(db, species))) }
-        return request.order(LocalNote.CodingKeys.scientificName)
+    /// The notes of a source (of one species when named), by species name; a statement per shape of the query,
+    /// kept by the connection (the lists are read on every change they observe).
+    private static func visible(_ db: Database, species: String?, sourceId: Int, includingDeleted: Bool = false) throws -> [LocalNote] {
+        var conditions = ["source_id = ?"]
+        var arguments: StatementArguments = [sourceId]
+        if !includingDeleted { conditions.append("sync_status != '\(NoteSyncStatus.pendingDelete.rawValue)'") }
+        if let species {
+            conditions.append("scientific_name = ?")
+            arguments += [try LocalStore.storedSpeciesName(db, species)]
+        }
+        let sql = "SELECT * FROM notes WHERE \(conditions.joined(separator: " AND ")) ORDER BY scientific_name"
+        return try LocalNote.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
     }
 
     private static func existing(_ db: Database, _ id: UUID) throws -> LocalNote {
-        guard let note = try LocalNote.fetchOne(db, key: id), note.syncStatus != .pendingDelete else {
+        guard let note = try LocalNote.fetchOne(db, id: id), note.syncStatus != .pendingDelete else {
             throw OakError.notFound("note", id.wireString)
         }
         return note

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakSQLite
 
 /// Applies what the server says (push results, pulled changes) to the local database, one transaction
 /// per batch, following last write wins and never losing a pending local change the server has not judged.
@@ -12,9 +13,10 @@ struct Reconciler: Sendable {
     func pushableIDs() async throws -> [UUID] {
         try await store.writer.read { db in
             try UUID.fetchAll(
-                db,
-                sql: "SELECT id FROM notes INDEXED BY notes_pushable WHERE sync_status != 'synced' AND last_error IS NULL AND source_id > 0 ORDER BY updated_at"
-            )
+                db.cachedStatement(
+                    sql:
+                        "SELECT id FROM notes INDEXED BY notes_pushable WHERE sync_status != 'synced' AND last_error IS NULL AND source_id > 0 ORDER BY updated_at"
+                ))
         }
     }
 
@@ -31,7 +33,7 @@ struct Reconciler: Sendable {
         try await store.writer.write { db in
             for result in results {
                 try LocalStore.observeDelete(db, at: result.deletedAt)
-                guard let snapshot = sentByID[result.id], var note = try LocalNote.fetchOne(db, key: result.id) else { continue }
+                guard let snapshot = sentByID[result.id], var note = try LocalNote.fetchOne(db, id: result.id) else { continue }
                 let editedInFlight = note.localVersion != snapshot.localVersion
                 switch result.status {
                 case .applied:
@@ -108,16 +110,16 @@ struct Reconciler: Sendable {
                 try LocalStore.queueLostDeletes(db)
                 // Base versions name versions of the lost history: pending changes are weighed afresh by last
                 // write wins, as new changes (no base version), never fast-forwarded on a reused number.
-                try db.execute(sql: "UPDATE notes SET server_version = 0 WHERE sync_status != 'synced'")
+                try db.execute(cachedSQL: "UPDATE notes SET server_version = 0 WHERE sync_status != 'synced'")
             } else {
                 _ = try LocalNote.deleteAll(db, keys: absent)
             }
-            for row in try Row.fetchAll(db, sql: "SELECT entity, key FROM catalog WHERE sync_status = 'synced'")
+            for row in try Row.fetchAll(db, cachedSQL: "SELECT entity, key FROM catalog WHERE sync_status = 'synced'")
             where !present.contains("\(row["entity"] as String)/\(row["key"] as String)") {
                 if serverLostHistory {
                     try LocalStore.queueLostRecord(db, entity: row["entity"], key: row["key"])
                 } else {
-                    try db.execute(sql: "DELETE FROM catalog WHERE entity = ? AND key = ?", arguments: [row["entity"], row["key"]])
+                    try db.execute(cachedSQL: "DELETE FROM catalog WHERE entity = ? AND key = ?", arguments: [row["entity"], row["key"]])
                 }
             }
             try LocalStore.saveCursor(db, cursor)
@@ -142,7 +144,7 @@ struct Reconciler: Sendable {
             case (_, .delete) where change.entity == .notes:
                 guard let id = UUID(wireString: change.key) else { continue }
                 try LocalStore.observeDelete(db, at: change.deletedAt)
-                guard let note = try LocalNote.fetchOne(db, key: id) else {
+                guard let note = try LocalNote.fetchOne(db, id: id) else {
                     try LocalStore.noteDeletedAgain(db, id: id, version: change.version, deletedAt: change.deletedAt)
                     continue
                 }
@@ -154,12 +156,12 @@ struct Reconciler: Sendable {
             case (let record?, .upsert):
                 // A source edited here keeps its edit until the push; a species created here is the server's now.
                 let state = try String.fetchOne(
-                    db, sql: "SELECT sync_status FROM catalog WHERE entity = ? AND key = ?", arguments: [change.entity.rawValue, change.key])
+                    db, cachedSQL: "SELECT sync_status FROM catalog WHERE entity = ? AND key = ?", arguments: [change.entity.rawValue, change.key])
                 if change.entity == .sources, let state, state != NoteSyncStatus.synced.rawValue { continue }
                 try LocalStore.saveRecord(db, entity: change.entity, key: change.key, json: try encoder.encode(record), status: .synced)
             default:
                 try db.execute(
-                    sql: "DELETE FROM catalog WHERE entity = ? AND key = ? AND sync_status = 'synced'",
+                    cachedSQL: "DELETE FROM catalog WHERE entity = ? AND key = ? AND sync_status = 'synced'",
                     arguments: [change.entity.rawValue, change.key])
             }
         }
@@ -172,20 +174,18 @@ struct Reconciler: Sendable {
     /// the server lacks is sent to it again.
     private static func applyServerNote(_ db: Database, _ server: Note, _ index: NoteIndex, serverLostHistory: Bool) throws {
         if let local = index.notes[server.id] {
-            if serverLostHistory, var note = try LocalNote.fetchOne(db, key: server.id) {
+            if serverLostHistory, var note = try LocalNote.fetchOne(db, id: server.id) {
                 if note.syncStatus == .synced { note.syncStatus = .pendingUpload }
                 return try merge(db, server, into: note)
             }
             guard server.version >= local.serverVersion else { return }
             if local.synced {
                 try LocalNote(server: server).write(db, replacing: true)
-            } else if let note = try LocalNote.fetchOne(db, key: server.id) {
+            } else if let note = try LocalNote.fetchOne(db, id: server.id) {
                 try merge(db, server, into: note)
             }
         } else if index.keys.contains(NoteIndex.Key(name: server.scientificName, sourceId: server.sourceId)),
-            let twin = try LocalNote.filter(
-                LocalNote.CodingKeys.scientificName == server.scientificName && LocalNote.CodingKeys.sourceId == server.sourceId
-            ).fetchOne(db)
+            let twin = try LocalNote.fetchOne(db, species: server.scientificName, sourceId: server.sourceId)
         {
             // Another device created the note for this species and source: the server's id is the note's.
             if twin.syncStatus == .pendingUpload {

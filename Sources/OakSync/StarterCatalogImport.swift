@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakSQLite
 
 extension LocalStore {
     /// Fills an empty device with a catalog in the export format (the app's bundled starter catalog), so
@@ -10,7 +11,7 @@ extension LocalStore {
     @discardableResult
     public func importStarterCatalog(_ file: ExportFile) async throws -> Bool {
         try await writer.write { db in
-            let hasCatalog = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM catalog)") ?? false
+            let hasCatalog = try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS (SELECT 1 FROM catalog)") ?? false
             guard !hasCatalog, try Self.cursor(db) == nil else { return false }
             for entry in file.sources {
                 try Self.saveRecord(db, .source(entry.source.id), entry.source, status: .synced)

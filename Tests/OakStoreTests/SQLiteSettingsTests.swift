@@ -1,5 +1,5 @@
 import GRDBSQLite
-import OakSQLiteSettings
+import OakSQLite
 import OakStoreSQLite
 import Testing
 
@@ -9,7 +9,7 @@ struct SQLiteSettingsTests {
     func memoryStatisticsOff() async throws {
         let store = try SQLiteStore.inMemory()
         _ = try? await store.species(named: "alba")
-        #expect(oak_sqlite_apply_settings() == 1)
+        #expect(SQLiteSettings.apply())
         // With the statistics on, SQLite counts every byte the store's connection holds; off, it counts none.
         #expect(sqlite3_memory_used() == 0)
     }
