@@ -36,8 +36,8 @@ struct SyncSimulationTests {
     }
 
     /// Runs the seeds four per core at a time (each seed's world is its own, and a seed's tasks often wait on
-    /// one another, which leaves a core idle with fewer: 1,000 seeds took 46 s two per core, 33 s four per core,
-    /// 38 s eight per core); the reports of those that failed, in seed order.
+    /// one another, which leaves a core idle with fewer; more only add switching: BENCHMARKS.md, "The sync
+    /// simulator's cost"); the reports of those that failed, in seed order.
     static func run(_ seeds: [UInt64], template: String) async throws -> [String] {
         try await withThrowingTaskGroup(of: (UInt64, String?).self) { group in
             var next = seeds.makeIterator()
