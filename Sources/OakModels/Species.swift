@@ -202,8 +202,8 @@ public struct Species: Codable, Hashable, Sendable {
         add(String(name.trimmingWhitespace))
         add(normalized)
         add(alternate)
-        // By scalar rather than with Foundation's string search, which cost a sixth of a push: every pushed
-        // note's species is resolved through here.
+        // By scalar rather than with Foundation's string search, which is slow for this: every pushed note's
+        // species is resolved through here.
         for spelling in [normalized, alternate] where spelling.unicodeScalars.contains(hybridScalar) {
             add(replacingHybridSign(in: spelling, with: "x"))
             add(replacingHybridSign(in: spelling, with: "X"))
@@ -211,7 +211,8 @@ public struct Species: Codable, Hashable, Sendable {
         return spellings
     }
 
-    private static let hybridScalar: Unicode.Scalar = "\u{00D7}"
+    /// `hybridSign`, one scalar.
+    private static let hybridScalar = hybridSign.unicodeScalars.first!
 
     private static func replacingHybridSign(in spelling: String, with letter: Unicode.Scalar) -> String {
         var result = String.UnicodeScalarView()
