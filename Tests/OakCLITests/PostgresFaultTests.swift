@@ -139,40 +139,9 @@ struct PostgresFaultTests {
         let species = try await Self.speciesNames(server)
         #expect(species.count >= 40)
 
-        let acknowledged = LockedList<(id: String, text: String)>()
-        let answers = LockedList<Answer>()
-        let stopClients = LockedList<Bool>()
+        let clients = PushingClients(server: server, species: species, notesPerClient: 10, notesPerPush: 2, whenRefused: .tryAgain)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for client in 0..<4 {
-                group.addTask {
-                    // Each client writes notes on ten species of its own, two per push, round after round, each
-                    // time with a new text; a push is sent again until it is answered 200.
-                    let mine = species.enumerated().filter { $0.offset % 4 == client }.map(\.element).prefix(10)
-                    let ids = mine.map { _ in UUID().uuidString.lowercased() }
-                    var round = 0
-                    while stopClients.isEmpty {
-                        round += 1
-                        for start in stride(from: 0, to: ids.count, by: 2) where stopClients.isEmpty {
-                            let picked = Array(start..<min(start + 2, ids.count))
-                            let text = "client \(client), round \(round)"
-                            let body = pushBody(picked.map { ids[$0] }, species: picked.map { mine[mine.startIndex + $0] }, text: text)
-                            let giveUp = ContinuousClock.now + .seconds(60)
-                            while ContinuousClock.now < giveUp {
-                                let (answer, reply) = await request("POST", "\(server.url)/api/v1/sync/push", json: body, key: server.key)
-                                answers.append(answer)
-                                if answer.status == 200 {
-                                    let results = (reply as? [String: Any])?["results"] as? [[String: Any]] ?? []
-                                    for (index, result) in zip(picked, results) where result["status"] as? String == "applied" {
-                                        acknowledged.append((ids[index], text))
-                                    }
-                                    break
-                                }
-                                try await Task.sleep(for: .milliseconds(100))
-                            }
-                        }
-                    }
-                }
-            }
+            clients.start(in: &group)
             for _ in 0..<2 {
                 try await Task.sleep(for: .milliseconds(800))
                 try cluster.run("stop-immediate")
@@ -195,11 +164,11 @@ struct PostgresFaultTests {
                 #expect(await request("GET", "\(server.url)/health/ready").0.status == 200, "readiness once the database is back")
             }
             try await Task.sleep(for: .milliseconds(500))
-            stopClients.append(true)
+            clients.stop()
             try await group.waitForAll()
         }
 
-        let all = answers.items
+        let all = clients.answers.items
         if all.contains(where: { $0.status != 200 && $0.status != 503 }) {
             Issue.record("the server's log:\n\((try? String(contentsOf: log, encoding: .utf8))?.suffix(20_000) ?? "")")
         }
@@ -212,14 +181,8 @@ struct PostgresFaultTests {
             }
         }
         // No acknowledged change was lost: each note holds the last text its client was told was applied.
-        var latest: [String: String] = [:]
-        for (id, text) in acknowledged.items { latest[id] = text }
-        #expect(latest.count == 40)
-        for (id, text) in latest {
-            let (answer, body) = await request("GET", "\(server.url)/api/v1/notes/\(id)")
-            #expect(answer.status == 200)
-            #expect(((body as? [String: Any])?["fields"] as? [String: Any])?["leaf"] as? String == text, "note \(id)")
-        }
+        #expect(clients.latest.count == 40)
+        await clients.expectAcknowledgedKept(by: server)
 
         // Operating it: the start names the database's version and the pool; /metrics counts the waits and the failures.
         let started = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
@@ -295,6 +258,88 @@ struct PostgresFaultTests {
     }
 }
 
+/// Four clients pushing notes on species of their own, round after round, each note with a new text every round,
+/// until stopped; every answer is kept, and each note's texts the server acknowledged (`applied`).
+private final class PushingClients: Sendable {
+    /// What a client does with a push that was not answered 200: send it again (for up to a minute), or stop.
+    enum WhenRefused {
+        case tryAgain, stop
+    }
+
+    let answers = LockedList<Answer>()
+    private let acknowledged = LockedList<(id: String, text: String)>()
+    private let stopped = LockedList<Bool>()
+    private let server: ServerProcess
+    private let species: [String]
+    private let notesPerClient: Int
+    private let notesPerPush: Int
+    private let whenRefused: WhenRefused
+
+    init(server: ServerProcess, species: [String], notesPerClient: Int, notesPerPush: Int, whenRefused: WhenRefused) {
+        self.server = server
+        self.species = species
+        self.notesPerClient = notesPerClient
+        self.notesPerPush = notesPerPush
+        self.whenRefused = whenRefused
+    }
+
+    /// Starts the four clients as tasks of `group`.
+    func start(in group: inout ThrowingTaskGroup<Void, any Error>) {
+        for client in 0..<4 {
+            group.addTask { try await self.push(as: client) }
+        }
+    }
+
+    /// Makes every client stop after the push it is sending.
+    func stop() {
+        stopped.append(true)
+    }
+
+    /// The last text the server acknowledged for each note.
+    var latest: [String: String] {
+        var latest: [String: String] = [:]
+        for (id, text) in acknowledged.items { latest[id] = text }
+        return latest
+    }
+
+    /// Each acknowledged note holds, on `server`, the last text acknowledged for it.
+    func expectAcknowledgedKept(by server: ServerProcess) async {
+        for (id, text) in latest {
+            let (answer, body) = await request("GET", "\(server.url)/api/v1/notes/\(id)")
+            #expect(answer.status == 200)
+            #expect(((body as? [String: Any])?["fields"] as? [String: Any])?["leaf"] as? String == text, "acknowledged note \(id)")
+        }
+    }
+
+    private func push(as client: Int) async throws {
+        let mine = Array(species.enumerated().filter { $0.offset % 4 == client }.map(\.element).prefix(notesPerClient))
+        let ids = mine.map { _ in UUID().uuidString.lowercased() }
+        var round = 0
+        while stopped.isEmpty {
+            round += 1
+            for start in stride(from: 0, to: ids.count, by: notesPerPush) where stopped.isEmpty {
+                let picked = Array(start..<min(start + notesPerPush, ids.count))
+                let text = "client \(client), round \(round)"
+                let body = pushBody(picked.map { ids[$0] }, species: picked.map { mine[$0] }, text: text)
+                let giveUp = ContinuousClock.now + .seconds(60)
+                while true {
+                    let (answer, reply) = await request("POST", "\(server.url)/api/v1/sync/push", json: body, key: server.key)
+                    answers.append(answer)
+                    if answer.status == 200 {
+                        let results = (reply as? [String: Any])?["results"] as? [[String: Any]] ?? []
+                        for (index, result) in zip(picked, results) where result["status"] as? String == "applied" {
+                            acknowledged.append((ids[index], text))
+                        }
+                        break
+                    }
+                    guard whenRefused == .tryAgain, ContinuousClock.now < giveUp else { return }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+            }
+        }
+    }
+}
+
 /// A list appended to from several tasks.
 private final class LockedList<Element>: @unchecked Sendable {
     private let lock = NSLock()
@@ -320,31 +365,12 @@ struct ShutdownTests {
         let (_, listing) = await request("GET", "\(server.url)/api/v1/species?limit=200")
         let species = try #require((listing as? [String: Any])?["data"] as? [[String: Any]]).compactMap { $0["scientific_name"] as? String }
 
-        let acknowledged = LockedList<(id: String, text: String)>()
-        let answers = LockedList<Answer>()
+        let clients = PushingClients(server: server, species: species, notesPerClient: 5, notesPerPush: 1, whenRefused: .stop)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for client in 0..<4 {
-                group.addTask {
-                    // Each client writes notes on species of its own, round after round, until the server is gone.
-                    let mine = species.enumerated().filter { $0.offset % 4 == client }.map(\.element).prefix(5)
-                    let ids = mine.map { _ in UUID().uuidString.lowercased() }
-                    for round in 1... {
-                        for (id, name) in zip(ids, mine) {
-                            let text = "round \(round)"
-                            let (answer, reply) = await request(
-                                "POST", "\(server.url)/api/v1/sync/push", json: pushBody([id], species: [name], text: text), key: server.key)
-                            answers.append(answer)
-                            guard answer.status == 200 else { return }
-                            if ((reply as? [String: Any])?["results"] as? [[String: Any]])?.first?["status"] as? String == "applied" {
-                                acknowledged.append((id, text))
-                            }
-                        }
-                    }
-                }
-            }
+            clients.start(in: &group)
             // Once every note was written (the clients go on writing them), the server is asked to stop.
             let deadline = ContinuousClock.now + .seconds(30)
-            while Set(acknowledged.items.map(\.id)).count < 20, ContinuousClock.now < deadline {
+            while clients.latest.count < 20, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }
             server.process.terminate()
@@ -352,19 +378,13 @@ struct ShutdownTests {
             #expect(server.process.terminationStatus == 0)
             try await group.waitForAll()
         }
-        for answer in answers.items {
+        for answer in clients.answers.items {
             #expect([0, 200, 503].contains(answer.status), "a push is answered or refused, not \(answer.status)")
         }
         // Every acknowledged note is there when the server starts again.
         let again = try await ServerProcess(database: database, home: home)
         defer { again.stop() }
-        var latest: [String: String] = [:]
-        for (id, text) in acknowledged.items { latest[id] = text }
-        #expect(latest.count == 20)
-        for (id, text) in latest {
-            let (answer, body) = await request("GET", "\(again.url)/api/v1/notes/\(id)")
-            #expect(answer.status == 200)
-            #expect(((body as? [String: Any])?["fields"] as? [String: Any])?["leaf"] as? String == text, "acknowledged note \(id)")
-        }
+        #expect(clients.latest.count == 20)
+        await clients.expectAcknowledgedKept(by: again)
     }
 }
