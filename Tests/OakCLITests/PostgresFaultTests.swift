@@ -196,6 +196,63 @@ struct PostgresFaultTests {
         #expect(server.process.terminationStatus == 0)
     }
 
+    @Test(
+        "the pool exhausted by slow writes: a request that gets no connection within --database-wait is answered 503 with Retry-After in time, the writes holding the pool finish, and the server answers again"
+    )
+    func poolExhaustedBySlowWrites() async throws {
+        let url = try await temporaryPostgresDatabase()
+        let home = temporaryHome()
+        let server = try await ServerProcess(database: url, home: home, extraArguments: ["--database-pool-size", "2", "--database-wait", "1"])
+        defer { server.stop() }
+        let species = try await Self.speciesNames(server)
+
+        // Another program holds, for four seconds, the lock every write takes first (the change log's counter).
+        let psql = ProcessInfo.processInfo.environment["OAK_TEST_PG_BINDIR"].map { "\($0)/psql" } ?? "psql"
+        let holder = try SpawnedProcess(
+            executable: URL(fileURLWithPath: "/usr/bin/env"),
+            arguments: [psql, "-X", "-q", url, "-c", "SELECT seq FROM change_log_head FOR UPDATE; SELECT pg_sleep(4)"],
+            environment: ProcessInfo.processInfo.environment)
+        defer { holder.terminate() }
+        try await Self.waitUntil(
+            url, "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%pg_sleep(4)%' AND pid <> pg_backend_pid()",
+            atLeast: 1)
+
+        // Two pushes take both of the server's connections and wait for that lock.
+        let pushes = (0..<2).map { index in
+            Task {
+                let (answer, reply) = await request(
+                    "POST", "\(server.url)/api/v1/sync/push", json: pushBody([UUID().uuidString.lowercased()], species: [species[index]]), key: server.key)
+                return (answer, ((reply as? [String: Any])?["results"] as? [[String: Any]])?.first?["status"] as? String)
+            }
+        }
+        try await Self.waitUntil(url, "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'", atLeast: 2)
+
+        // A read now finds no connection: refused after the configured wait, not left hanging.
+        let (refused, _) = await request("GET", "\(server.url)/api/v1/notes?species=\(species[2])")
+        #expect(refused.status == 503)
+        #expect(refused.retryAfter != nil && refused.code == "SERVICE_UNAVAILABLE")
+        #expect(refused.seconds >= 0.9 && refused.seconds < 3, "refused after the configured wait of 1 s, not \(refused.seconds) s")
+
+        // The lock goes: the writes holding the pool finish, and requests are answered again.
+        while holder.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        for push in pushes {
+            let (answer, status) = await push.value
+            #expect(answer.status == 200)
+            #expect(status == "applied")
+        }
+        #expect(await request("GET", "\(server.url)/api/v1/notes?species=\(species[2])").0.status == 200)
+        #expect(await request("GET", "\(server.url)/health/ready").0.status == 200)
+    }
+
+    /// Waits (up to 10 s) until a count query on the database gives at least `count`.
+    private static func waitUntil(_ url: String, _ query: String, atLeast count: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await postgresCount(url: url, query, []) < count {
+            guard ContinuousClock.now < deadline else { throw OakError(.internalError, "still fewer than \(count): \(query)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     @Test("SIGTERM while the database is away, with requests in flight: the server stops within 10 s")
     func sigtermWhileDatabaseAway() async throws {
         let cluster = try await PrivateCluster()
