@@ -197,7 +197,7 @@ struct PostgresFaultTests {
     }
 
     @Test(
-        "the pool exhausted by slow writes: a request that gets no connection within --database-wait is answered 503 with Retry-After in time, the writes holding the pool finish, and the server answers again"
+        "the pool exhausted by slow writes: a request that gets no connection within --database-wait is answered 503 with Retry-After in time, readiness too, the writes holding the pool finish, and the server answers again"
     )
     func poolExhaustedBySlowWrites() async throws {
         let url = try await temporaryPostgresDatabase()
@@ -206,15 +206,15 @@ struct PostgresFaultTests {
         defer { server.stop() }
         let species = try await Self.speciesNames(server)
 
-        // Another program holds, for four seconds, the lock every write takes first (the change log's counter).
+        // Another program holds, for six seconds, the lock every write takes first (the change log's counter).
         let psql = ProcessInfo.processInfo.environment["OAK_TEST_PG_BINDIR"].map { "\($0)/psql" } ?? "psql"
         let holder = try SpawnedProcess(
             executable: URL(fileURLWithPath: "/usr/bin/env"),
-            arguments: [psql, "-X", "-q", url, "-c", "SELECT seq FROM change_log_head FOR UPDATE; SELECT pg_sleep(4)"],
+            arguments: [psql, "-X", "-q", url, "-c", "SELECT seq FROM change_log_head FOR UPDATE; SELECT pg_sleep(6)"],
             environment: ProcessInfo.processInfo.environment)
         defer { holder.terminate() }
         try await Self.waitUntil(
-            url, "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%pg_sleep(4)%' AND pid <> pg_backend_pid()",
+            url, "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%pg_sleep(6)%' AND pid <> pg_backend_pid()",
             atLeast: 1)
 
         // Two pushes take both of the server's connections and wait for that lock.
@@ -232,6 +232,8 @@ struct PostgresFaultTests {
         #expect(refused.status == 503)
         #expect(refused.retryAfter != nil && refused.code == "SERVICE_UNAVAILABLE")
         #expect(refused.seconds >= 0.9 && refused.seconds < 3, "refused after the configured wait of 1 s, not \(refused.seconds) s")
+        // Readiness says the same, so a proxy sends the traffic elsewhere.
+        #expect(await request("GET", "\(server.url)/health/ready").0.status == 503)
 
         // The lock goes: the writes holding the pool finish, and requests are answered again.
         while holder.isRunning { try await Task.sleep(for: .milliseconds(50)) }
