@@ -54,7 +54,9 @@ public struct OperatorBackup: Sendable {
             throw OakError(.internalError, "OAK_TEST_PG_BINDIR is not set: run the tests through scripts/with-postgres")
         }
         let log = temporaryDirectory("oak-pg-tool").appendingPathComponent("\(name).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else {
+            throw OakError(.internalError, "cannot create \(log.path) for the output of \(name)")
+        }
         let handle = try FileHandle(forWritingTo: log)
         defer { try? handle.close() }
         let process = try SpawnedProcess(
