@@ -13,8 +13,15 @@ struct SyncSimulationTests {
 
     #if DEBUG
     static let defaultSeeds = 300
+    /// Seeds at a time per core. In a debug build the simulator runs inside `swift test`, beside every other suite,
+    /// whose timing-sensitive tests it must not starve of the shared task pool: one per core.
+    static let seedsPerCore = 1
     #else
     static let defaultSeeds = 10_000
+    /// Seeds at a time per core when `scripts/simulate` runs the simulator alone: four (a seed's tasks often wait on
+    /// one another, which leaves a core idle with fewer; more only add switching: BENCHMARKS.md, "The sync
+    /// simulator's cost").
+    static let seedsPerCore = 4
     #endif
 
     @Test("every seed: devices writing offline, a network that loses, repeats, delays and reorders, skewed clocks and restores converge to the written rule")
@@ -35,14 +42,13 @@ struct SyncSimulationTests {
         #expect(failures.isEmpty, "\(failures.count) of \(seeds.count) seeds broke the rule")
     }
 
-    /// Runs the seeds four per core at a time (each seed's world is its own, and a seed's tasks often wait on
-    /// one another, which leaves a core idle with fewer; more only add switching: BENCHMARKS.md, "The sync
-    /// simulator's cost"); the reports of those that failed, in seed order.
+    /// Runs the seeds `seedsPerCore` per core at a time (each seed's world is its own); the reports of those that
+    /// failed, in seed order.
     static func run(_ seeds: [UInt64], template: String) async throws -> [String] {
         try await withThrowingTaskGroup(of: (UInt64, String?).self) { group in
             var next = seeds.makeIterator()
             var failures: [(UInt64, String)] = []
-            for _ in 0..<4 * ProcessInfo.processInfo.activeProcessorCount {
+            for _ in 0..<seedsPerCore * ProcessInfo.processInfo.activeProcessorCount {
                 guard let seed = next.next() else { break }
                 group.addTask { (seed, try await runBounded(seed, template: template)) }
             }
