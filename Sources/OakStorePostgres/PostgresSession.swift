@@ -10,10 +10,8 @@ package struct PostgresSession: @unchecked Sendable {
     let connection: PostgresConnection
     let logger: Logger
 
-    /// A statement for the connection, which must still be open: PostgresNIO leaves a statement sent on a
-    /// closed connection (one the database dropped when it stopped) waiting forever, so it is refused here.
-    private func query(_ sql: String, _ values: [StoredValue]) throws -> PostgresQuery {
-        if connection.isClosed { throw PostgresFailure.unavailable.error(PostgresFailure.unavailable.message) }
+    /// A statement for the connection.
+    private func query(_ sql: String, _ values: [StoredValue]) -> PostgresQuery {
         var binds = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
@@ -28,8 +26,14 @@ package struct PostgresSession: @unchecked Sendable {
     /// Runs a statement and returns the number of rows it changed.
     @discardableResult
     package func execute(_ sql: String, _ values: [StoredValue] = []) async throws -> Int {
-        let result: EventLoopFuture<PostgresQueryResult> = connection.query(try query(sql, values), logger: logger)
-        return try await result.get().metadata.rows ?? 0
+        try await answer(connection.query(query(sql, values), logger: logger)).metadata.rows ?? 0
+    }
+
+    /// A statement's answer, or `unavailable` when the connection closes first (`ConnectionWatch`).
+    private func answer<Value: Sendable>(_ future: EventLoopFuture<Value>) async throws -> Value {
+        try await ConnectionWatch.of(connection).answer(future) {
+            PostgresFailure.unavailable.error(PostgresFailure.unavailable.message)
+        }
     }
 
     /// Runs a script of several statements without values, one statement at a time.
@@ -67,7 +71,7 @@ package struct PostgresSession: @unchecked Sendable {
 
     /// Every row of a query.
     package func rows(_ sql: String, _ values: [StoredValue] = []) async throws -> [PostgresRandomAccessRow] {
-        try await connection.query(try query(sql, values), logger: logger).collect().map { $0.makeRandomAccess() }
+        try await answer(connection.query(query(sql, values), logger: logger)).rows.map { $0.makeRandomAccess() }
     }
 
     /// The first row of a query, if any.
@@ -75,11 +79,10 @@ package struct PostgresSession: @unchecked Sendable {
         try await rows(sql, values).first
     }
 
-    /// Calls `body` with the columns of each row of a query as it arrives, without keeping the rows.
+    /// Calls `body` with the columns of each row of a query. The rows are all received first: a statement's rows
+    /// cannot be streamed to a caller that may stop waiting when the connection closes (`ConnectionWatch`).
     func forEach(_ sql: String, _ values: [StoredValue] = [], _ body: (PostgresColumns) throws -> Void) async throws {
-        for try await row in try await connection.query(try query(sql, values), logger: logger) {
-            try body(PostgresColumns(row.makeRandomAccess()))
-        }
+        for row in try await rows(sql, values) { try body(PostgresColumns(row)) }
     }
 
     /// The first column of the first row as text.

@@ -5,35 +5,33 @@ import OakSQLite
 import OakStore
 
 extension SQLiteStore: MaintenanceRepository, BackupRepository {
-    /// Writes a consistent snapshot of the live database (`VACUUM INTO`) into `directory`, then keeps
-    /// only the newest `keep` backups there. Restoring is copying the file back and starting on it.
+    /// Writes a consistent snapshot of the live database (SQLite's online backup, page by page) into `directory`,
+    /// then keeps only the newest `keep` backups there. Restoring is copying the file back and starting on it.
     public func backup(into directory: String, keep: Int) async throws -> BackupInfo {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let timestamp = clock()
         // Named and written under the writer's lock, so concurrent backups cannot pick the same name; a name
         // already taken (two backups in one millisecond) moves on by a millisecond, keeping names in time order.
         let (filename, path) = try await pool.writeWithoutTransaction { db in
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            formatter.dateFormat = "yyyyMMdd-HHmmss-SSS"
             var nameTime = timestamp
             while true {
-                let filename = "oak-\(formatter.string(from: nameTime)).db"
+                let filename = Self.backupName(at: nameTime)
                 let path = URL(fileURLWithPath: directory).appendingPathComponent(filename).path
                 if !FileManager.default.fileExists(atPath: path) {
-                    try db.execute(cachedSQL: "VACUUM INTO ?", arguments: [path])
+                    let copy = try DatabaseQueue(path: path)
+                    try copy.writeWithoutTransaction { copy in
+                        try db.backup(to: copy)
+                        // A backup is a history of its own once restored (`CopyIdentity`).
+                        try copy.execute(sql: CopyIdentity.markSQL)
+                    }
+                    try copy.close()
                     return (filename, path)
                 }
                 nameTime += 0.001
             }
         }
-        // A backup is a history of its own once restored (`CopyIdentity`).
-        let copy = try DatabaseQueue(path: path)
-        try await copy.writeWithoutTransaction { db in try db.execute(sql: CopyIdentity.markSQL) }
-        try copy.close()
-        // `VACUUM INTO` does not sync the file it writes. It is synced (with its directory entry) before older
-        // backups are let go, so a power loss just after cannot leave a torn newest backup and fewer good ones.
+        // The file and its directory entry are synced before older backups are let go, so a power loss just after
+        // cannot leave a torn newest backup and fewer good ones.
         for synced in [path, directory] {
             guard let handle = FileHandle(forReadingAtPath: synced) else { continue }
             try handle.synchronize()
@@ -42,6 +40,21 @@ extension SQLiteStore: MaintenanceRepository, BackupRepository {
         try Self.pruneBackups(in: directory, keep: keep)
         let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
         return BackupInfo(filename: filename, size: size, timestamp: timestamp)
+    }
+
+    /// `oak-20261127-204409-123.db`: the time in UTC to the millisecond, so names sort by time.
+    static func backupName(at time: Date) -> String {
+        let milliseconds = Int64((time.timeIntervalSince1970 * 1000).rounded(.down))
+        var seconds = time_t(milliseconds / 1000)
+        var utc = tm()
+        gmtime_r(&seconds, &utc)
+        func padded(_ value: Int32, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        let date = padded(utc.tm_year + 1900, 4) + padded(utc.tm_mon + 1, 2) + padded(utc.tm_mday, 2)
+        let clock = padded(utc.tm_hour, 2) + padded(utc.tm_min, 2) + padded(utc.tm_sec, 2)
+        return "oak-\(date)-\(clock)-\(padded(Int32(milliseconds % 1000), 3)).db"
     }
 
     /// Deletes all but the newest `keep` backups (by name, which sorts by time).

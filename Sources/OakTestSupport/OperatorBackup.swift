@@ -5,7 +5,7 @@ import OakStorePostgres
 import OakStoreSQLite
 
 /// A backup of a test database taken as its operator takes one, restored later as the operator restores it:
-/// on SQLite the server's own backup (`VACUUM INTO`), copied over the database file; on PostgreSQL `pg_dump`,
+/// on SQLite the server's own backup (SQLite's online backup), copied over the database file; on PostgreSQL `pg_dump`,
 /// loaded back with `pg_restore --clean --if-exists` (the README's commands), with the cluster's own tools.
 public struct OperatorBackup: Sendable {
     public let backend: TestBackend

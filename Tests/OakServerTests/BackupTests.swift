@@ -11,15 +11,25 @@ import Testing
 /// Backups are the SQLite store's: the server owns its file. On PostgreSQL the route names the database's tools.
 @Suite("Backups")
 struct BackupTests {
-    @Test("POST /backup (admin) writes a consistent snapshot and returns filename, size and timestamp")
+    /// A backup's name is its time in UTC to the millisecond, as Foundation formats it.
+    static let nameFormatter = {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd-HHmmss-SSS"
+        return formatter
+    }()
+
+    @Test("POST /backup (admin) writes a consistent snapshot named by its UTC time and returns filename, size and timestamp")
     func backupRoute() async throws {
         let env = try await TestEnvironment(backend: .sqlite)
+        env.clock.advance(12.345)
         try await env.test { client in
             let response = try await client.send(.post, "/api/v1/backup")
             #expect(response.status == .created)
             let body = try response.object()
             let filename = try #require(body["filename"] as? String)
-            #expect(filename.hasPrefix("oak-") && filename.hasSuffix(".db"))
+            #expect(filename == "oak-\(Self.nameFormatter.string(from: env.clock.now)).db")
             #expect((body["size"] as? Int ?? 0) > 0)
             #expect(body["timestamp"] as? String == wire(env.clock.now))
             let path = env.directory.appendingPathComponent("backups/\(filename)").path

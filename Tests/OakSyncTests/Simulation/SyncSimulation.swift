@@ -42,41 +42,54 @@ struct SyncSimulation {
         }
     }
 
-    /// A server database to copy for each run: migrated, with the standard sources and the simulation's species.
-    static func makeTemplate() async throws -> String {
-        let path = temporaryDirectory("oak-sim-template").appendingPathComponent("template.db").path
-        let store = try SQLiteStore(path: path, seedStarterData: false)
+    /// The databases each run starts from, copied instead of made: a server's (migrated, with the standard sources
+    /// and the simulation's species) and a device's (migrated, empty).
+    struct Templates: Sendable {
+        let server: String
+        let device: String
+    }
+
+    static func makeTemplates() async throws -> Templates {
+        let directory = temporaryDirectory("oak-sim-template")
+        let server = directory.appendingPathComponent("server.db").path
+        let store = try SQLiteStore(path: server, seedStarterData: false)
         for name in species {
             var patch = SpeciesPatch()
             patch.scientificName = .value(name)
             _ = try await store.createSpecies(patch)
         }
         try store.close()
-        return path
+        let device = directory.appendingPathComponent("device.db").path
+        // Closed when it goes out of scope: the last connection's close folds the write-ahead log into the file.
+        _ = try LocalStore(path: device)
+        return Templates(server: server, device: device)
     }
 
     /// Runs the seed; nil when the rule held, else what went wrong, with the steps it took.
-    func run(template: String) async throws -> String? {
-        guard let failure = try await run(template: template, log: StepLog(enabled: false)) else { return nil }
-        return try await run(template: template, log: StepLog(enabled: true))
+    func run(templates: Templates) async throws -> String? {
+        guard let failure = try await run(templates: templates, log: StepLog(enabled: false)) else { return nil }
+        return try await run(templates: templates, log: StepLog(enabled: true))
             ?? failure + "\n(run again to log its steps, the seed passed: it does not replay, which is a fault of the simulator)"
     }
 
-    private func run(template: String, log: StepLog) async throws -> String? {
+    private func run(templates: Templates, log: StepLog) async throws -> String? {
         var log = log
         var random = SeededRandom(seed: seed)
         let steps = steps ?? Int.random(in: 20...100, using: &random)
         let directory = temporaryDirectory("oak-sim")
         defer { try? FileManager.default.removeItem(at: directory) }
         let clock = SimulatedClock(start: Date(timeIntervalSince1970: 1_780_000_000))
-        let server = try SimulatedServer(template: template, directory: directory, clock: clock)
+        let server = try SimulatedServer(template: templates.server, directory: directory, clock: clock)
         defer { try? server.close() }
         let network = SimulatedNetwork()
         let devices = try (0..<Self.deviceCount).map { index in
             // Up to ten minutes either way, to the millisecond.
             let skew = Double(Int.random(in: -600_000...600_000, using: &random)) / 1000
             let ids = SeededIDs(seed: random.next())
-            return try SimulatedDevice(index: index, network: network, clock: { clock.now.addingTimeInterval(skew) }, makeID: ids.next)
+            let path = directory.appendingPathComponent("device-\(index).db").path
+            try FileManager.default.copyItem(atPath: templates.device, toPath: path)
+            return try SimulatedDevice(
+                index: index, path: path, network: network, clock: { clock.now.addingTimeInterval(skew) }, makeID: ids.next)
         }
         var oracle = SyncOracle()
         var late: [TransportRequest] = []
@@ -235,13 +248,13 @@ final class SimulatedDevice: @unchecked Sendable {
     let connectivity = ManualConnectivity()
     private var sync: Task<Void, Never>?
 
-    init(index: Int, network: SimulatedNetwork, clock: @escaping @Sendable () -> Date, makeID: @escaping @Sendable () -> UUID) throws {
+    init(index: Int, path: String, network: SimulatedNetwork, clock: @escaping @Sendable () -> Date, makeID: @escaping @Sendable () -> UUID) throws {
         self.index = index
         let configuration = SyncConfiguration(
             pushBatchSize: 3, pullPageSize: 4, snapshotPageSize: 1000,
             retry: RetryPolicy(maxAttempts: 2, baseDelay: .zero, maxDelay: .zero), maxRounds: 3)
         device = try OakDevice(
-            storage: .inMemory,
+            storage: .file(path),
             server: DeviceServer(
                 baseURL: URL(string: "http://simulated.invalid")!, apiKey: "simulated", transport: SimulatedTransport(device: index, network: network),
                 timeout: .seconds(1)),

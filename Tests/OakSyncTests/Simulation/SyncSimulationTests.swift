@@ -36,26 +36,26 @@ struct SyncSimulationTests {
             print("Sync simulator: \(count) seeds from \(first) (OAK_SIM_FIRST_SEED=\(first) runs them again)")
             seeds = (0..<UInt64(count)).map { first + $0 }
         }
-        let template = try await SyncSimulation.makeTemplate()
-        let failures = try await Self.run(seeds, template: template)
+        let templates = try await SyncSimulation.makeTemplates()
+        let failures = try await Self.run(seeds, templates: templates)
         for failure in failures.prefix(3) { Issue.record(Comment(rawValue: failure)) }
         #expect(failures.isEmpty, "\(failures.count) of \(seeds.count) seeds broke the rule")
     }
 
     /// Runs the seeds `seedsPerCore` per core at a time (each seed's world is its own); the reports of those that
     /// failed, in seed order.
-    static func run(_ seeds: [UInt64], template: String) async throws -> [String] {
+    static func run(_ seeds: [UInt64], templates: SyncSimulation.Templates) async throws -> [String] {
         try await withThrowingTaskGroup(of: (UInt64, String?).self) { group in
             var next = seeds.makeIterator()
             var failures: [(UInt64, String)] = []
             for _ in 0..<seedsPerCore * ProcessInfo.processInfo.activeProcessorCount {
                 guard let seed = next.next() else { break }
-                group.addTask { (seed, try await runBounded(seed, template: template)) }
+                group.addTask { (seed, try await runBounded(seed, templates: templates)) }
             }
             while let (seed, failure) = try await group.next() {
                 if let failure { failures.append((seed, failure)) }
                 if let seed = next.next() {
-                    group.addTask { (seed, try await runBounded(seed, template: template)) }
+                    group.addTask { (seed, try await runBounded(seed, templates: templates)) }
                 }
             }
             return failures.sorted { $0.0 < $1.0 }.map(\.1)
@@ -64,12 +64,12 @@ struct SyncSimulationTests {
 
     /// A seed's run, or a failure when it does not end within a minute (a sync that never settles is a failure
     /// to report with its seed, not a hung test run).
-    static func runBounded(_ seed: UInt64, template: String) async throws -> String? {
+    static func runBounded(_ seed: UInt64, templates: SyncSimulation.Templates) async throws -> String? {
         let answer = FirstAnswer()
         return try await withCheckedThrowingContinuation { continuation in
             answer.set(continuation)
             // Unstructured: a run stuck on a request nobody answers cannot be cancelled, and is left behind.
-            Task { answer.give(await Result { try await SyncSimulation(seed: seed, steps: steps).run(template: template) }) }
+            Task { answer.give(await Result { try await SyncSimulation(seed: seed, steps: steps).run(templates: templates) }) }
             Task {
                 try? await Task.sleep(for: .seconds(60))
                 answer.give(.success("seed \(seed) did not end within a minute\nreplay: scripts/simulate --seed \(seed)"))
