@@ -7,7 +7,7 @@ import OakSync
 import OakTestSupport
 
 /// One run of the sync simulator, in the spirit of FoundationDB's simulation tests and TigerBeetle's VOPR: three
-/// devices (the real `SyncEngine` over in-memory `LocalStore`s) and a real SQLite store, joined by a network
+/// devices (the real `SyncEngine` over `LocalStore`s on their own files) and a real SQLite store, joined by a network
 /// where nothing moves until the scheduler says so. One seed decides everything: each step's action, which
 /// device acts, what it writes, when it syncs, which waiting request goes next (reordering), whether a request
 /// or its response is lost, sent twice, or delivered late after the device gave up on it, each device's clock
@@ -45,6 +45,7 @@ struct SyncSimulation {
     /// The databases each run starts from, copied instead of made: a server's (migrated, with the standard sources
     /// and the simulation's species) and a device's (migrated, empty).
     struct Templates: Sendable {
+        let directory: URL
         let server: String
         let device: String
     }
@@ -62,7 +63,7 @@ struct SyncSimulation {
         let device = directory.appendingPathComponent("device.db").path
         // Closed when it goes out of scope: the last connection's close folds the write-ahead log into the file.
         _ = try LocalStore(path: device)
-        return Templates(server: server, device: device)
+        return Templates(directory: directory, server: server, device: device)
     }
 
     /// Runs the seed; nil when the rule held, else what went wrong, with the steps it took.
@@ -241,7 +242,7 @@ struct SyncSimulation {
     }
 }
 
-/// A simulated phone: a real device (store, repositories, engine) on an in-memory database and the network.
+/// A simulated phone: a real device (store, repositories, engine) on its own database file (a copy of the migrated template) and the network.
 final class SimulatedDevice: @unchecked Sendable {
     let index: Int
     let device: OakDevice

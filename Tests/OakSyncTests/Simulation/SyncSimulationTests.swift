@@ -37,6 +37,7 @@ struct SyncSimulationTests {
             seeds = (0..<UInt64(count)).map { first + $0 }
         }
         let templates = try await SyncSimulation.makeTemplates()
+        defer { try? FileManager.default.removeItem(at: templates.directory) }
         let failures = try await Self.run(seeds, templates: templates)
         for failure in failures.prefix(3) { Issue.record(Comment(rawValue: failure)) }
         #expect(failures.isEmpty, "\(failures.count) of \(seeds.count) seeds broke the rule")
