@@ -46,10 +46,15 @@ extension PostgresStore: SyncRepository {
             // Each statement is a round trip: what every change of the batch needs is read in six queries.
             var batch = try await Self.pushBatch(session, changes, history: history)
             var slots = try await PushNoteSlots.read(session, for: batch)
+            var inserts = PushNoteInserts()
             for (index, change) in changes.enumerated() {
-                if batch.awaitsAnswer(for: change.id) { try await Self.answerStored(session, &batch) }
-                try await Self.applyOnce(session, index, now: now, batch: &batch, slots: &slots)
+                if batch.awaitsAnswer(for: change.id) {
+                    try await inserts.flush(session)
+                    try await Self.answerStored(session, &batch)
+                }
+                try await Self.applyOnce(session, index, now: now, batch: &batch, slots: &slots, inserts: &inserts)
             }
+            try await inserts.flush(session)
             try await Self.answerStored(session, &batch)
             try await Self.saveReceipts(session, batch)
             return batch.responseBody()
@@ -134,14 +139,21 @@ extension PostgresStore: SyncRepository {
 
     /// Applies the change at `index` once and answers it (`PushBatch`): a change seen before (same receipt
     /// digest) gets its recorded answer and changes nothing.
-    static func applyOnce(_ session: PostgresSession, _ index: Int, now: Date, batch: inout PushBatch, slots: inout PushNoteSlots)
-        async throws
-    {
+    static func applyOnce(
+        _ session: PostgresSession, _ index: Int, now: Date, batch: inout PushBatch, slots: inout PushNoteSlots, inserts: inout PushNoteInserts
+    ) async throws {
         if try batch.answerIfSeen(index) { return }
         let change = batch.changes[index]
         let known: (note: Note?, tombstone: NoteTombstone?)
-        if let state = batch.state(of: change.id) { known = state } else { known = try await storedState(session, change.id) }
-        switch try await decide(session, change, current: known.note, tombstone: known.tombstone, now: now, batch: batch, slots: &slots) {
+        if let state = batch.state(of: change.id) {
+            known = state
+        } else {
+            try await inserts.flush(session)
+            known = try await storedState(session, change.id)
+        }
+        switch try await decide(
+            session, change, current: known.note, tombstone: known.tombstone, now: now, batch: batch, slots: &slots, inserts: &inserts)
+        {
         case .answer(let result): try batch.answer(index, with: result)
         case .stored: batch.awaitAnswer(index)
         }
@@ -193,13 +205,17 @@ extension PostgresStore: SyncRepository {
 
     /// Carries out the shared push rule (`PushPlan`) for one change, given the note as stored (`current`) or
     /// its tombstone; species names are looked up among those the batch read, and a new note is checked
-    /// against the batch's slots.
+    /// against the batch's slots and held with the batch's other new notes (`PushNoteInserts`).
     static func decide(
         _ session: PostgresSession, _ change: PushChange, current: Note?, tombstone: NoteTombstone?, now: Date, batch: PushBatch,
-        slots: inout PushNoteSlots
+        slots: inout PushNoteSlots, inserts: inout PushNoteInserts
     ) async throws -> PushDecision {
         do {
             let plan = try PushPlan.plan(for: change, current: current, tombstone: tombstone, now: now, storedName: batch.storedSpeciesName)
+            switch plan {
+            case .answer, .insert, .unchanged: break
+            case .delete, .recordTombstone, .update: try await inserts.flush(session)
+            }
             switch plan {
             case .answer(let result):
                 return .answer(result)
@@ -219,11 +235,12 @@ extension PostgresStore: SyncRepository {
                     id: change.id, name: name, storedName: batch.existingSpeciesName(name), sourceId: sourceId, fields: note.fields,
                     at: note.writtenAt)
                 record.stamp(note)
-                try await insertChecked(session, &record)
+                inserts.add(record)
                 slots.filled(by: record)
             }
         } catch let error as OakError where error.code == .conflict {
             // Another device created the note for this species and source first: its note is the server's.
+            try await inserts.flush(session)
             guard case .string(let otherID)? = error.details?["id"], let id = UUID(wireString: otherID),
                 let winner = try await fetchNote(session, id)
             else { throw error }

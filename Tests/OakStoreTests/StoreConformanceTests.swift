@@ -99,6 +99,45 @@ struct StoreConformanceTests {
 }
 
 extension StoreConformanceTests {
+    @Test(
+        "a push batch mixing new notes with an edit and a delete numbers its changes in the batch's order, and a pull sees each at its version",
+        arguments: TestBackend.available)
+    func pushBatchNumbersChangesInOrder(_ backend: TestBackend) async throws {
+        let (store, _) = try await temporaryStore(backend)
+        let species = try await store.listSpecies(filter: SpeciesFilter(), limit: 5, offset: 0).data.map(\.scientificName)
+        let edited = try await store.createNote(NoteInput(scientificName: species[3]))
+        let deleted = try await store.createNote(NoteInput(scientificName: species[4]))
+        let start = try await Self.drain(store, from: nil, limit: 1000).cursor
+        let time = edited.updatedAt.addingTimeInterval(5)
+        func new(_ name: String) -> PushChange {
+            PushChange(id: UUID(), op: .upsert, baseVersion: nil, updatedAt: time, note: PushedNote(scientificName: name, fields: NoteFields(leaf: name)))
+        }
+        let changes = [
+            new(species[0]), new(species[1]),
+            PushChange(
+                id: edited.id, op: .upsert, baseVersion: edited.version, updatedAt: time,
+                note: PushedNote(scientificName: edited.scientificName, fields: NoteFields(bark: "edited"))),
+            new(species[2]),
+            PushChange(id: deleted.id, op: .delete, baseVersion: deleted.version, updatedAt: time, note: nil),
+        ]
+        let body = try await store.push(changes, cursor: nil)
+        let results = try JSONDecoder().decode(PushResponse.self, from: Data(body.readableBytesView)).results
+        #expect(results.map(\.status) == Array(repeating: .applied, count: changes.count))
+        #expect(results.map(\.id) == changes.map(\.id))
+        let versions = results.compactMap(\.version)
+        #expect(versions.count == changes.count)
+        #expect(versions == versions.sorted() && Set(versions).count == versions.count, "versions in batch order: \(versions)")
+
+        let pulled = Dictionary(try await Self.drain(store, from: start, limit: 1000).changes, uniquingKeysWith: { $1 })
+        for (change, version) in zip(changes, versions) {
+            #expect(pulled["notes/\(change.id.uuidString.lowercased())"] == version)
+        }
+        for (index, change) in changes.enumerated() where index != 4 {
+            #expect(try await store.note(id: change.id).version == versions[index])
+        }
+        #expect(try await store.note(id: edited.id).fields.bark == "edited")
+    }
+
     /// A note written and pulled back: what a store given its connection must do as one it opened itself.
     private func expectWorks(_ store: any CompendiumStore) async throws {
         var fields = NoteFieldsPatch()

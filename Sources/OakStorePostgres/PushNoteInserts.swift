@@ -1,0 +1,47 @@
+import OakModels
+import OakStore
+
+/// The new notes of a push batch, written together in one statement instead of one round trip each. A new note
+/// is held only until the push runs any other statement (`flush` comes first), so the change log still numbers
+/// the batch's changes in their order and every read sees the notes the batch made before it.
+struct PushNoteInserts {
+    private var records: [SpeciesSource] = []
+
+    mutating func add(_ record: SpeciesSource) {
+        records.append(record)
+    }
+
+    /// Writes the held notes in their order, as one `INSERT` over a JSON array of rows.
+    mutating func flush(_ session: PostgresSession) async throws {
+        guard !records.isEmpty else { return }
+        var rows = JSONOutput(capacity: 64 + records.count * 768)
+        rows.raw("[")
+        for (index, record) in records.enumerated() {
+            rows.raw(index == 0 ? "{" : ",{")
+            for (column, (name, value)) in zip(SpeciesSource.columnNames, record.columnList).enumerated() {
+                if column > 0 { rows.raw(",") }
+                rows.string(name)
+                rows.raw(":")
+                switch value {
+                case .text(let text): rows.string(text)
+                case .integer(let number): rows.int(number)
+                case .null: rows.null()
+                }
+            }
+            rows.raw("}")
+        }
+        rows.raw("]")
+        try await session.execute(Self.insertSQL, [.text(rows.withBytes { String(decoding: $0, as: UTF8.self) })])
+        records.removeAll(keepingCapacity: true)
+    }
+
+    /// The rows of a JSON array, typed by the table's own row type, inserted in the array's order.
+    private static let insertSQL: String = {
+        let columns = SpeciesSource.columnNames.map { "\"\($0)\"" }.joined(separator: ", ")
+        return """
+            INSERT INTO species_sources (\(columns))
+            SELECT \(columns) FROM jsonb_populate_recordset(NULL::species_sources, $1::jsonb) WITH ORDINALITY AS row
+            ORDER BY row.ordinality
+            """
+    }()
+}
