@@ -19,6 +19,7 @@ enum PostgresSchema {
         ("v1 compendium, change log, sync and tokens", v1),
         // When each note field of a row was last written (`TimedFields`); NULL: every field at `updated_at`.
         ("v2 field times", "ALTER TABLE species_sources ADD COLUMN field_times text"),
+        ("v3 notes inserted by statement", v3),
     ]
 
     /// A key for `pg_advisory_xact_lock` held while migrating.
@@ -180,5 +181,37 @@ enum PostgresSchema {
         CREATE TRIGGER species_sources_listed_update AFTER UPDATE OF local_names, scientific_name ON species_sources
             FOR EACH ROW WHEN (OLD.local_names IS DISTINCT FROM NEW.local_names OR OLD.scientific_name IS DISTINCT FROM NEW.scientific_name)
             EXECUTE FUNCTION oak_bump_listing_version();
+        """
+
+    /// Notes inserted together (a push batch's new notes are one statement) are logged together: one update of
+    /// the head row for the statement instead of one a row (100 updates of one row in a transaction make each
+    /// later one walk the row's versions), keys read from columns instead of each row converted to JSON. The
+    /// numbers and the listing version come out as the row triggers gave them: one a row, in the rows' order.
+    private static let v3 = """
+        CREATE FUNCTION oak_logged_note_inserts() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            inserted bigint;
+            last_seq bigint;
+        BEGIN
+            SELECT count(*) INTO inserted FROM new_notes;
+            IF inserted = 0 THEN RETURN NULL; END IF;
+            UPDATE change_log_head SET seq = seq + inserted RETURNING seq INTO last_seq;
+            DELETE FROM change_log c USING new_notes n WHERE c.entity = 'notes' AND c.entity_key = n.uuid;
+            INSERT INTO change_log(seq, entity, entity_key, op, changed_at, deleted_at)
+                SELECT last_seq - inserted + row_number() OVER (ORDER BY n.id), 'notes', n.uuid, 'upsert', oak_now(), NULL
+                FROM new_notes n;
+            INSERT INTO sync_state(key, value) VALUES ('listing_version', inserted::text)
+                ON CONFLICT (key) DO UPDATE SET value = (sync_state.value::bigint + inserted)::text;
+            RETURN NULL;
+        END
+        $$;
+        DROP TRIGGER species_sources_logged ON species_sources;
+        CREATE TRIGGER species_sources_logged AFTER UPDATE OR DELETE ON species_sources
+            FOR EACH ROW EXECUTE FUNCTION oak_logged('notes');
+        DROP TRIGGER species_sources_listed ON species_sources;
+        CREATE TRIGGER species_sources_listed AFTER DELETE ON species_sources
+            FOR EACH ROW EXECUTE FUNCTION oak_bump_listing_version();
+        CREATE TRIGGER species_sources_inserted AFTER INSERT ON species_sources
+            REFERENCING NEW TABLE AS new_notes FOR EACH STATEMENT EXECUTE FUNCTION oak_logged_note_inserts();
         """
 }
