@@ -20,7 +20,7 @@ public enum PulledNoteColumn: Int32, CaseIterable, Sendable {
         """
         SELECT \(allCases.map(\.expression).joined(separator: ", "))
         FROM change_log c
-        JOIN species_sources ss ON \(log.upsertJoin)
+        \(log.noteOfEntry)
         JOIN oak_entries e ON e.scientific_name = ss.scientific_name
         """
     }
