@@ -446,4 +446,34 @@ struct ShutdownTests {
         #expect(clients.latest.count == 20)
         await clients.expectAcknowledgedKept(by: again)
     }
+
+    @Test(
+        "SIGTERM with a push still arriving (its body stalled): the push is refused with 503 and Retry-After within the stopping grace, nothing of it is written, and the server stops with status 0",
+        arguments: [false, true])
+    func sigtermWithPushStillArriving(onPostgres: Bool) async throws {
+        guard !onPostgres || TestBackend.postgresURL != nil else { return }
+        let home = temporaryHome()
+        let database = onPostgres ? try await temporaryPostgresDatabase() : home.appendingPathComponent("oak.db").path
+        let server = try await ServerProcess(database: database, home: home)
+        defer { server.stop() }
+        let id = UUID().uuidString.lowercased()
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: pushBody([id], species: ["alba"])), as: UTF8.self)
+        let connection = try RawConnection(port: server.port)
+        connection.send(
+            "POST /api/v1/sync/push HTTP/1.1\r\nHost: oak\r\nAuthorization: Bearer \(server.key)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body.prefix(20))"
+        )
+        try await Task.sleep(for: .milliseconds(300))
+        let stopped = ContinuousClock.now
+        server.process.terminate()
+        let answer = try #require(connection.readUntilClosed(timeout: .seconds(10)), "the server kept the stalled push's connection open")
+        #expect(ContinuousClock.now - stopped < .seconds(6), "refused \(ContinuousClock.now - stopped) after SIGTERM")
+        #expect(answer.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))
+        #expect(answer.contains("Retry-After: 2\r\n"))
+        #expect(answer.contains(#""code":"SERVICE_UNAVAILABLE""#))
+        #expect(try await exits(server, within: .seconds(10)), "SIGTERM stops the server")
+        #expect(server.process.terminationStatus == 0)
+        let again = try await ServerProcess(database: database, home: home)
+        defer { again.stop() }
+        #expect(await request("GET", "\(again.url)/api/v1/notes/\(id)").0.status == 404, "nothing of the refused push was written")
+    }
 }

@@ -11,12 +11,21 @@ import OakModels
 /// hold a connection (and a file descriptor) for as long as it likes. The idle timeout covers connections
 /// with no request in progress.
 ///
+/// Once the server is stopping (SIGTERM: Hummingbird's quiesce event), a request still arriving gets
+/// `stoppingGrace` at most, and one that has not arrived by then is refused with 503 and `Retry-After`
+/// (the client sends it again, to this server once restarted or to another): a slow or stalled client
+/// cannot hold the stop past its bound, and what it sent is not half-applied.
+///
 /// Two handlers share one clock: `RequestDeadlineHandler` sits after the HTTP decoding (it sees each request
 /// end and whether a response has started) and, once added, puts `RequestStartHandler` in front of the
 /// pipeline, where the first raw byte of each request arrives.
 final class RequestDeadlineHandler: HTTPPartHandler {
     private let timeout: TimeAmount
     private let logger: Logger
+    /// How long a request still arriving when the server starts to stop may take to arrive.
+    static let stoppingGrace = TimeAmount.seconds(3)
+    /// Whether the server is stopping: late requests are then refused with 503 instead of 408.
+    private var stopping = false
     /// Whether a request's bytes have started arriving and its end has not.
     private var inProgress = false
     /// When the request in progress must have arrived.
@@ -46,8 +55,22 @@ final class RequestDeadlineHandler: HTTPPartHandler {
         guard !inProgress else { return }
         inProgress = true
         responding = false
-        due = .now() + timeout
+        due = .now() + (stopping ? min(timeout, Self.stoppingGrace) : timeout)
         if check == nil { arm(context.channel, context.eventLoop) }
+    }
+
+    /// The server starts to stop: a request in progress must arrive within `stoppingGrace`, checked then.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, !stopping {
+            stopping = true
+            let soon = NIODeadline.now() + Self.stoppingGrace
+            if inProgress, soon < due {
+                due = soon
+                check?.cancel()
+                arm(context.channel, context.eventLoop)
+            }
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     /// Schedules the check for the request in progress's deadline.
@@ -82,21 +105,32 @@ final class RequestDeadlineHandler: HTTPPartHandler {
         context.fireChannelInactive()
     }
 
-    /// The request is late: a 408 with the error envelope (unless a response has started), then the connection closes.
+    /// The request is late: a 408 with the error envelope, or a 503 with `Retry-After` while the server stops
+    /// (unless a response has started), then the connection closes.
     private func expire(_ channel: any Channel) {
         guard channel.isActive else { return }
+        let seconds = (stopping ? min(timeout, Self.stoppingGrace) : timeout).nanoseconds / 1_000_000_000
         logger.notice(
-            "Request did not arrive in time; answering 408 and closing the connection",
-            metadata: ["remote": "\(channel.remoteAddress?.description ?? "?")", "timeout_s": "\(timeout.nanoseconds / 1_000_000_000)"])
+            stopping
+                ? "Request still arriving as the server stops; answering 503 and closing the connection"
+                : "Request did not arrive in time; answering 408 and closing the connection",
+            metadata: ["remote": "\(channel.remoteAddress?.description ?? "?")", "timeout_s": "\(seconds)"])
         guard !responding else {
             channel.close(promise: nil)
             return
         }
-        let error = OakError(.requestTimeout, "The whole request must arrive within \(timeout.nanoseconds / 1_000_000_000) seconds")
+        let (error, statusLine, retryAfter) =
+            stopping
+            ? (
+                OakError(.serviceUnavailable, "The server is stopping and the request did not arrive within \(seconds) seconds; send it again"),
+                "503 Service Unavailable", "Retry-After: \(ErrorMiddleware.retryAfterSeconds)\r\n"
+            )
+            : (OakError(.requestTimeout, "The whole request must arrive within \(seconds) seconds"), "408 Request Timeout", "")
         let body = (try? WireJSON.encoder.encode(ErrorEnvelope(error: error))) ?? Data()
-        var buffer = channel.allocator.buffer(capacity: body.count + 160)
+        var buffer = channel.allocator.buffer(capacity: body.count + 200)
         buffer.writeString(
-            "HTTP/1.1 408 Request Timeout\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n")
+            "HTTP/1.1 \(statusLine)\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: \(body.count)\r\n\(retryAfter)Connection: close\r\n\r\n"
+        )
         buffer.writeBytes(body)
         let response = buffer
         // Written below the HTTP encoder: the request is unfinished, so the encoder has no response to frame.

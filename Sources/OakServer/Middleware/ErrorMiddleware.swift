@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOHTTP1
 import OakModels
 
 /// Answers every error with the `{"error": {...}}` envelope: client mistakes with their status, an
@@ -48,6 +49,11 @@ struct ErrorMiddleware: RouterMiddleware {
             var response = response(for: OakError(code, error.status.reasonPhrase))
             response.status = error.status
             return response
+        case let error as HTTPParserError:
+            // The request's bytes broke off or were not HTTP (a client gone mid-body, or refused while the
+            // server stops): the client's doing, and nothing was applied.
+            context.logger.notice("Request not read to its end", metadata: ["error": "\(error)"])
+            return response(for: OakError(.validationError, "The request could not be read: \(error.debugDescription)"))
         default:
             context.logger.error("Unhandled error", metadata: ["error": "\(String(reflecting: error))"])
             return response(for: OakError(.internalError, "An internal error occurred"))
