@@ -115,6 +115,19 @@ public final class ServerMetrics: Sendable {
                     Self.database("failures", "Database failures answered 503 or retried, by kind.", unit: "total"), labels: [("kind", kind)],
                     to: Double(count))
             }
+            if let notifications = status.changeNotifications {
+                registry.makeGauge(
+                    descriptor: Self.database("change_notifications_listening", "1 while other instances' commits are heard (LISTEN), else 0.")
+                ).set(Double(notifications.listening ? 1 : 0))
+                advance(
+                    "change_notifications",
+                    Self.database("change_notifications", "Commits of other instances (and this one) heard.", unit: "total"),
+                    to: Double(notifications.heard))
+                if let head = notifications.headHeard {
+                    registry.makeGauge(descriptor: Self.database("change_log_head_heard", "The highest change-log head a commit announced.")).set(
+                        Double(head))
+                }
+            }
             if let fileBytes = status.fileBytes {
                 registry.makeGauge(descriptor: Self.database("file", "Size of the database file and its write-ahead log.", unit: "bytes")).set(
                     Double(fileBytes))

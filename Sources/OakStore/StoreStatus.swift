@@ -10,10 +10,12 @@ public struct PoolStatus: Sendable {
     /// waiting for them, and the database's failures by kind.
     public var connectionWaits: (count: Int, seconds: Double)?
     public var failures: [String: Int]
+    /// For a database other instances write too: what this one hears of their commits.
+    public var changeNotifications: ChangeNotificationStatus?
 
     public init(
         readsInFlight: Int, writesInFlight: Int, maxReaders: Int, fileBytes: Int?, connectionWaits: (count: Int, seconds: Double)? = nil,
-        failures: [String: Int] = [:]
+        failures: [String: Int] = [:], changeNotifications: ChangeNotificationStatus? = nil
     ) {
         self.readsInFlight = readsInFlight
         self.writesInFlight = writesInFlight
@@ -21,6 +23,24 @@ public struct PoolStatus: Sendable {
         self.fileBytes = fileBytes
         self.connectionWaits = connectionWaits
         self.failures = failures
+        self.changeNotifications = changeNotifications
+    }
+}
+
+/// What an instance hears of the commits to a database other instances write too (PostgreSQL's change
+/// notifications).
+public struct ChangeNotificationStatus: Sendable {
+    /// Whether commits are heard now (the listening connection is open).
+    public var listening: Bool
+    /// Commits heard since the start (this instance's own too).
+    public var heard: Int
+    /// The highest change-log head a commit announced.
+    public var headHeard: Int64?
+
+    public init(listening: Bool, heard: Int, headHeard: Int64?) {
+        self.listening = listening
+        self.heard = heard
+        self.headHeard = headHeard
     }
 }
 

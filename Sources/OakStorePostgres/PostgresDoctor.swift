@@ -113,20 +113,21 @@ public enum PostgresDoctor {
         let logger = session.logger
         let received: Bool
         do {
-            received = try await withThrowingTaskGroup(of: Bool.self) { group in
-                let notifications = try await connection.listen(channel)
+            received = try await connection.listen(on: channel) { notifications in
                 try await connection.query(PostgresQuery(unsafeSQL: "NOTIFY \(channel), 'probe'"), logger: logger)
-                group.addTask {
-                    for try await notification in notifications where notification.payload == "probe" { return true }
-                    return false
+                return try await withThrowingTaskGroup(of: Bool.self) { group in
+                    group.addTask {
+                        for try await notification in notifications where notification.payload == "probe" { return true }
+                        return false
+                    }
+                    group.addTask {
+                        try await Task.sleep(for: notificationWait)
+                        return false
+                    }
+                    let first = try await group.next() ?? false
+                    group.cancelAll()
+                    return first
                 }
-                group.addTask {
-                    try await Task.sleep(for: notificationWait)
-                    return false
-                }
-                let first = try await group.next() ?? false
-                group.cancelAll()
-                return first
             }
         } catch {
             return .fail("notifications", "LISTEN/NOTIFY failed: \(reason(error))", fix: notificationFix)

@@ -20,6 +20,7 @@ enum PostgresSchema {
         // When each note field of a row was last written (`TimedFields`); NULL: every field at `updated_at`.
         ("v2 field times", "ALTER TABLE species_sources ADD COLUMN field_times text"),
         ("v3 notes inserted by statement", v3),
+        ("v4 change notifications", v4),
     ]
 
     /// A key for `pg_advisory_xact_lock` held while migrating.
@@ -213,5 +214,19 @@ enum PostgresSchema {
             FOR EACH ROW EXECUTE FUNCTION oak_bump_listing_version();
         CREATE TRIGGER species_sources_inserted AFTER INSERT ON species_sources
             REFERENCING NEW TABLE AS new_notes FOR EACH STATEMENT EXECUTE FUNCTION oak_logged_note_inserts();
+        """
+
+    /// A transaction that moved the change log's head notifies the instances listening for changes
+    /// (`ChangeNotifications`) of the head it left, at its commit: the trigger is deferred to the commit, and
+    /// its notifications (one per update of the head, all with the final head) are folded by PostgreSQL into one.
+    private static let v4 = """
+        CREATE FUNCTION oak_notify_changes() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM pg_notify('\(ChangeNotifications.channel)', (SELECT seq::text FROM change_log_head));
+            RETURN NULL;
+        END
+        $$;
+        CREATE CONSTRAINT TRIGGER change_log_head_moved AFTER UPDATE ON change_log_head
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION oak_notify_changes();
         """
 }

@@ -9,19 +9,27 @@ extension PostgresStore: MaintenanceRepository {
         let (waits, waitSeconds, failures) = activity.waitsAndFailures
         return PoolStatus(
             readsInFlight: reads, writesInFlight: writes, maxReaders: maxConnections, fileBytes: nil, connectionWaits: (waits, waitSeconds),
-            failures: failures)
+            failures: failures, changeNotifications: listener == nil ? nil : changeNotifications.status)
     }
 
-    /// The data's version, with the change log's head read from the database by a read that started after
-    /// this call: another instance's writes move it, and an answer cached here must never outlive them.
-    /// Concurrent calls share one read (`SharedRead`).
+    /// The data's version: the change log's head as change notifications keep it known, else read from the
+    /// database by a read that started after this call (another instance's writes move it, and an answer
+    /// cached here must never outlive them). Concurrent calls share one read (`SharedRead`).
     public func dataVersion() async throws -> DataVersion {
-        let head = try await headReads.value { try await self.read { session in try await Self.changeLogHead(session) } }
+        if let known = knownDataVersion { return known }
+        let head = try await headReads.value {
+            let start = self.changeNotifications.headReadStarts()
+            let head = try await self.read { session in try await Self.changeLogHead(session) }
+            self.changeNotifications.keep(head, readSince: start)
+            return head
+        }
         return DataVersion(writes: activity.writeCount, changeLogHead: head)
     }
 
-    /// Never known without a read: other instances write the same database.
-    public var knownDataVersion: DataVersion? { nil }
+    /// The version while change notifications keep the head known (`ChangeNotifications`).
+    public var knownDataVersion: DataVersion? {
+        changeNotifications.knownHead.map { DataVersion(writes: activity.writeCount, changeLogHead: $0) }
+    }
 
     public func changes(after position: Int64?) async throws -> DataChanges {
         try await snapshot { session in

@@ -10,12 +10,16 @@ import Synchronization
 /// same schema as the SQLite store (`PostgresSchema`), through a pool of PostgresNIO connections.
 ///
 /// What each instance derives from the data (the response cache, species records, the search index, the
-/// export) follows the shared change log, so a write through one instance is seen by the others' next
-/// read: `dataVersion()` reads the log's head from the database on every call.
+/// export) follows the shared change log's head, so a write through one instance is seen by the others:
+/// the head is known without a read while change notifications arrive (`ChangeNotifications`, for a store
+/// opened from a URL), and read from the database otherwise.
 public final class PostgresStore: Sendable {
     let client: PostgresClient
     /// The task running the pool, when the store runs it.
     private let runner: Task<Void, Never>?
+    /// The head as notifications keep it known, and the task listening for them (a store opened from a URL).
+    let changeNotifications = ChangeNotifications()
+    let listener: Task<Void, Never>?
     let logger: Logger
     let activity = PoolActivity()
     let searchIndex = PostgresSearchIndex()
@@ -37,11 +41,15 @@ public final class PostgresStore: Sendable {
         url: String, seedStarterData: Bool = true, pool: PostgresPoolSettings = PostgresPoolSettings(),
         clock: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "oak.postgres")
     ) async throws {
-        let client = PostgresClient(configuration: try pool.configure(PostgresURL(url).clientConfiguration), backgroundLogger: logger)
+        let target = try PostgresURL(url)
+        let client = PostgresClient(configuration: pool.configure(target.clientConfiguration), backgroundLogger: logger)
         // Detached, as the client's own service: it ends when the store closes, not with a caller's service.
         let runner = Task.detached { await client.run() }
         do {
-            try await self.init(client: client, runner: runner, pool: pool, seedStarterData: seedStarterData, clock: clock, logger: logger)
+            try await self.init(
+                client: client, runner: runner,
+                listening: try target.connectionConfiguration(applicationName: ChangeNotifications.applicationName), pool: pool,
+                seedStarterData: seedStarterData, clock: clock, logger: logger)
         } catch {
             runner.cancel()
             throw error
@@ -50,22 +58,29 @@ public final class PostgresStore: Sendable {
 
     /// A store on a connection pool its caller made (with `pool.configure`) and runs (`client.run()` in a task
     /// or service group of its own, for as long as the store is used); migrated and seeded as `init(url:)` does.
+    /// It has no connection of its own to listen for change notifications on, so it reads the change log's
+    /// head for every answer derived from the data.
     public convenience init(
         client: PostgresClient, pool: PostgresPoolSettings = PostgresPoolSettings(), seedStarterData: Bool = true,
         clock: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "oak.postgres")
     ) async throws {
-        try await self.init(client: client, runner: nil, pool: pool, seedStarterData: seedStarterData, clock: clock, logger: logger)
+        try await self.init(
+            client: client, runner: nil, listening: nil, pool: pool, seedStarterData: seedStarterData, clock: clock, logger: logger)
     }
 
+    /// `listening`: the connection to listen for change notifications on, if any.
     private init(
-        client: PostgresClient, runner: Task<Void, Never>?, pool: PostgresPoolSettings, seedStarterData: Bool,
-        clock: @escaping @Sendable () -> Date, logger: Logger
+        client: PostgresClient, runner: Task<Void, Never>?, listening: PostgresConnection.Configuration?, pool: PostgresPoolSettings,
+        seedStarterData: Bool, clock: @escaping @Sendable () -> Date, logger: Logger
     ) async throws {
         self.client = client
         self.runner = runner
         self.pool = pool
         self.clock = clock
         self.logger = logger
+        listener = listening.map { [changeNotifications] configuration in
+            Task.detached { await changeNotifications.run(configuration: configuration, logger: logger) }
+        }
         do {
             try await migrate()
             try await write { session in
@@ -77,6 +92,7 @@ public final class PostgresStore: Sendable {
                 }
             }
         } catch {
+            listener?.cancel()
             throw Self.describe(error)
         }
     }
@@ -99,13 +115,16 @@ public final class PostgresStore: Sendable {
     }
 
     deinit {
+        listener?.cancel()
         runner?.cancel()
     }
 
-    /// Closes the store: later calls fail at once, and the calls under way finish. The pool the store runs
-    /// shuts down when the store is released (cancelling it under running calls could leave them waiting).
+    /// Closes the store: later calls fail at once, the calls under way finish, and it stops listening for
+    /// change notifications. The pool the store runs shuts down when the store is released (cancelling it
+    /// under running calls could leave them waiting).
     public func close() {
         closed.store(true, ordering: .releasing)
+        listener?.cancel()
     }
 
     /// The current time at the database's precision (milliseconds).

@@ -58,17 +58,23 @@ package struct PostgresURL: Sendable {
         return PostgresClient.Configuration(host: host, port: port, username: user, password: password, database: database, tls: mode)
     }
 
-    /// Connects once and closes, to find why the database cannot be reached (the pool only retries).
-    package func probe(logger: Logger) async throws {
+    /// The configuration of one connection outside the pool, named `applicationName` in `pg_stat_activity`.
+    package func connectionConfiguration(applicationName: String? = nil) throws -> PostgresConnection.Configuration {
         var mode = PostgresConnection.Configuration.TLS.disable
         if let tls {
             let context = try NIOSSLContext(configuration: tls)
             mode = requiresTLS ? .require(context) : .prefer(context)
         }
-        let configuration = PostgresConnection.Configuration(
+        var configuration = PostgresConnection.Configuration(
             host: host, port: port, username: user, password: password, database: database, tls: mode)
+        if let applicationName { configuration.options.additionalStartupParameters.append(("application_name", applicationName)) }
+        return configuration
+    }
+
+    /// Connects once and closes, to find why the database cannot be reached (the pool only retries).
+    package func probe(logger: Logger) async throws {
         let connection = try await PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: 0, logger: logger
+            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: try connectionConfiguration(), id: 0, logger: logger
         ).get()
         try await connection.close().get()
     }

@@ -70,9 +70,11 @@ struct ScaleOutTests {
         #expect(changes.contains { $0["key"] as? String == id && $0["op"] as? String == "upsert" })
         #expect(try await send("GET", "\(second.url)/api/v1/notes/\(id)", key: nil).status == 200)
 
-        // A species edited through the second is seen at once by the first, whose cached answer is dropped.
+        // A species edited through the second is seen by the first as soon as it hears the commit, its cached
+        // answer dropped.
         let edit = try await send("PUT", "\(second.url)/api/v1/species/alba", json: ["author": "Edited on the second"], key: secret)
         #expect(edit.status == 200)
+        #expect(try await Self.hearsTheHead(first, url: url), "the first heard the second's commit")
         let seen = try await send("GET", "\(first.url)/api/v1/species/alba", key: nil)
         #expect((seen.body as? [String: Any])?["author"] as? String == "Edited on the second")
         let full = try await send("GET", "\(first.url)/api/v1/species/alba/full", key: nil)
@@ -81,6 +83,7 @@ struct ScaleOutTests {
         // A note edited on the first reads back changed from the second.
         let noteEdit = try await send("PUT", "\(first.url)/api/v1/notes/\(id)", json: ["fields": ["leaf": "edited on the first"]], key: secret)
         #expect(noteEdit.status == 200)
+        #expect(try await Self.hearsTheHead(second, url: url), "the second heard the first's commit")
         let note = try await send("GET", "\(second.url)/api/v1/notes/\(id)", key: nil)
         #expect(((note.body as? [String: Any])?["fields"] as? [String: Any])?["leaf"] as? String == "edited on the first")
 
@@ -89,5 +92,68 @@ struct ScaleOutTests {
         for server in [first, second] {
             #expect(try await send("PUT", "\(server.url)/api/v1/species/alba", json: ["author": "x"], key: secret).status == 401)
         }
+    }
+
+    @Test(
+        "change notifications cut: with the instance's listening connection terminated, a write through the other instance is still seen within the staleness bound, and once it listens again a write is seen as soon as its commit is heard"
+    )
+    func notificationConnectionCut() async throws {
+        let url = try await temporaryPostgresDatabase()
+        let database = try #require(URLComponents(string: url)?.path.dropFirst()).description
+        let home = temporaryHome()
+        let first = try await ServerProcess(database: url, home: home)
+        defer { first.stop() }
+        let second = try await ServerProcess(database: url, home: home)
+        defer { second.stop() }
+        let listeners = "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = ? AND application_name = 'oak change notifications'"
+        #expect(try await Self.eventually { try await postgresCount(url: url, listeners, [database]) == 2 }, "each instance listens")
+        for _ in 0..<2 { #expect(try await send("GET", "\(first.url)/api/v1/species/alba", key: nil).status == 200) }
+
+        // Every listening connection is cut; the instances have not noticed yet when the write is made.
+        try await postgresExecute(
+            url: url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? AND application_name = 'oak change notifications'",
+            [database])
+        let edit = try await send("PUT", "\(second.url)/api/v1/species/alba", json: ["author": "Written while nobody listened"], key: first.key)
+        #expect(edit.status == 200)
+        let written = ContinuousClock.now
+        let seen = try await Self.eventually {
+            try await send("GET", "\(first.url)/api/v1/species/alba", key: nil).body.flatMap { ($0 as? [String: Any])?["author"] as? String }
+                == "Written while nobody listened"
+        }
+        let after = ContinuousClock.now - written
+        #expect(seen, "the write was never seen")
+        // The bound is `ChangeNotifications.longestTrust` (1 s); the rest is slack for a loaded machine.
+        #expect(after < .seconds(2), "seen \(after) after the write")
+
+        // Both listen again, and a write through one is seen by the other once it hears the commit.
+        #expect(try await Self.eventually { try await Self.metric("oak_db_change_notifications_listening", of: first) == 1 }, "the first listens again")
+        for _ in 0..<2 { #expect(try await send("GET", "\(first.url)/api/v1/species/alba", key: nil).status == 200) }
+        #expect(try await send("PUT", "\(second.url)/api/v1/species/alba", json: ["author": "Heard again"], key: first.key).status == 200)
+        #expect(try await Self.hearsTheHead(first, url: url), "the first heard the second's commit")
+        let again = try await send("GET", "\(first.url)/api/v1/species/alba", key: nil)
+        #expect((again.body as? [String: Any])?["author"] as? String == "Heard again")
+    }
+
+    /// Whether `server` hears, within 5 s, a commit that left the change log's head where it is now.
+    private static func hearsTheHead(_ server: ServerProcess, url: String) async throws -> Bool {
+        let head = Double(try await postgresCount(url: url, "SELECT seq FROM change_log_head", []))
+        return try await eventually { try await metric("oak_db_change_log_head_heard", of: server) ?? 0 >= head }
+    }
+
+    /// A metric's value in `server`'s `/metrics`, when it has one.
+    private static func metric(_ name: String, of server: ServerProcess) async throws -> Double? {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: "\(server.url)/metrics")!)
+        let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("\(name) ") }
+        return line.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+    }
+
+    /// Whether `condition` holds within 5 s (checked every 20 ms).
+    private static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
     }
 }

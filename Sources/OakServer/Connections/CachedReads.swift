@@ -10,7 +10,8 @@ import Synchronization
 
 /// Answers reads from memory on the connection's event loop, before Hummingbird hands the request to a task and
 /// the router, while the data is known to be current without reading the database
-/// (`MaintenanceRepository.knownDataVersion`: SQLite between its once-a-second checks of the file):
+/// (`MaintenanceRepository.knownDataVersion`: SQLite between its once-a-second checks of the file, PostgreSQL while
+/// change notifications keep the change log's head known):
 /// - a GET whose answer the response cache holds;
 /// - a catalog search (`/api/v1/search`) the store can make from memory
 ///   (`CatalogRepository.searchDocumentInMemory`: SQLite's search index, when no taxon or source matches);
