@@ -3,6 +3,16 @@ import OakModels
 
 /// SQL that both backends run as written (standard SQL over the shared schema).
 package enum StoreSQL {
+    /// 1 when tombstones or push receipts are older than the time `cutoff` names (a placeholder, used twice),
+    /// else 0: a compaction with nothing to remove is not made, so it takes no write lock and moves no data
+    /// version (every cached answer would be made again after it).
+    package static func anythingToCompact(cutoff: String) -> String {
+        """
+        SELECT CASE WHEN EXISTS (SELECT 1 FROM change_log WHERE op = 'delete' AND changed_at < \(cutoff))
+            OR EXISTS (SELECT 1 FROM sync_receipts WHERE created_at < \(cutoff)) THEN 1 ELSE 0 END
+        """
+    }
+
     /// A note's row, its species' taxonomy and its version (`Note.init(row:)`), from `species_sources ss`, its
     /// upsert found in the change log as the backend keeps it (`log`).
     package static func noteSelect(_ log: NoteLog) -> String {

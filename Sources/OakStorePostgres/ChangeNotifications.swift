@@ -30,6 +30,9 @@ final class ChangeNotifications: Sendable {
         /// move may be older than what the move announced, and is not kept.
         var epoch: UInt64 = 0
         var head: Int64?
+        /// The highest head read or heard since notifications started to arrive: a notification delivered
+        /// after a read that saw later commits must not take the head back.
+        var floor: Int64?
         /// When the kept head was read (its read started) or heard.
         var since = ContinuousClock.now
         /// Notifications heard since the start, and the highest head one announced.
@@ -62,7 +65,9 @@ final class ChangeNotifications: Sendable {
     func keep(_ head: Int64, readSince start: ReadStart) {
         state.withLock { state in
             guard state.listening, state.epoch == start.epoch else { return }
+            // Exactly what was read, even below the floor: a database restored to an earlier head.
             state.head = head
+            state.floor = head
             state.since = start.at
         }
     }
@@ -73,8 +78,8 @@ final class ChangeNotifications: Sendable {
     }
 
     /// A commit announced the head `payload`: it is known from now on (a head read under way is not kept). The
-    /// head never moves back here (notifications of earlier commits may follow a read that saw later ones);
-    /// a database restored to an earlier head is read again once the known one has been trusted its while.
+    /// head never moves back here (a notification of an earlier commit may come after a read that saw later
+    /// ones); a database restored to an earlier head is read again once the known one has been trusted its while.
     private func heard(_ payload: String) {
         state.withLock { state in
             state.epoch &+= 1
@@ -84,7 +89,9 @@ final class ChangeNotifications: Sendable {
                 state.head = nil
                 return
             }
-            state.head = max(state.head ?? announced, announced)
+            let head = max(state.floor ?? announced, announced)
+            state.head = head
+            state.floor = head
             state.headHeard = max(state.headHeard ?? announced, announced)
             state.since = .now
         }
@@ -95,6 +102,7 @@ final class ChangeNotifications: Sendable {
         state.withLock { state in
             state.epoch &+= 1
             state.head = nil
+            state.floor = nil
             state.listening = listening
         }
     }

@@ -62,8 +62,9 @@ extension PostgresStore: SyncRepository {
     }
 
     public func compact(olderThan horizon: Date) async throws -> Int {
-        try await write { session in
-            let cutoff = StoredValue(horizon)
+        let cutoff = StoredValue(horizon)
+        guard try await read({ try await $0.integer(StoreSQL.anythingToCompact(cutoff: "$1"), [cutoff]) }) == 1 else { return 0 }
+        return try await write { session in
             let newest = try await session.integer("SELECT MAX(seq) FROM change_log WHERE op = 'delete' AND changed_at < $1", [cutoff])
             try await session.execute("DELETE FROM sync_receipts WHERE created_at < $1", [cutoff])
             guard let newest else { return 0 }

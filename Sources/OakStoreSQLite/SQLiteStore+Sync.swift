@@ -46,8 +46,9 @@ extension SQLiteStore: SyncRepository {
     }
 
     public func compact(olderThan horizon: Date) async throws -> Int {
-        try await write { db in
-            let cutoff = WireTime.formatPrecise(horizon)
+        let cutoff = WireTime.formatPrecise(horizon)
+        guard try read({ try Int.fetchOne($0, sql: StoreSQL.anythingToCompact(cutoff: "?1"), arguments: [cutoff]) }) == 1 else { return 0 }
+        return try await write { db in
             let newest = try Int64.fetchOne(db, cachedSQL: Self.newestCompactableQuery, arguments: [cutoff])
             try db.execute(cachedSQL: "DELETE FROM sync_receipts WHERE created_at < ?", arguments: [cutoff])
             guard let newest else { return 0 }

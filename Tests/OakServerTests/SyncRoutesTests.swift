@@ -163,13 +163,19 @@ struct SyncRoutesTests {
         }
     }
 
-    @Test("tombstones older than the horizon are compacted; an older cursor answers 410 GONE, and each refusal says why in details.reason")
+    @Test(
+        "tombstones older than the horizon are compacted (and a compaction with nothing to remove moves no data version); an older cursor answers 410 GONE, and each refusal says why in details.reason"
+    )
     func compactionAndGone() async throws {
         let env = try await TestEnvironment()
         try await env.test { client in
             let id = try #require(try await client.send(.post, "/api/v1/notes", json: #"{"scientificName": "alba"}"#).object()["id"] as? String)
             let oldCursor = try await client.pullAll().cursor
             try await client.send(.delete, "/api/v1/notes/\(id)")
+            // Nothing older than the horizon: nothing is written, and the data keeps its version (cached answers stay).
+            let before = try await env.store.dataVersion()
+            #expect(try await env.store.compact(olderThan: Date().addingTimeInterval(-60)) == 0)
+            #expect(try await env.store.dataVersion() == before)
             let removed = try await env.store.compact(olderThan: Date().addingTimeInterval(60))
             #expect(removed == 1)
             #expect(try await env.count("SELECT COUNT(*) FROM change_log WHERE op = 'delete'") == 0)
