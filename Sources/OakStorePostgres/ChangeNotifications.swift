@@ -20,7 +20,7 @@ final class ChangeNotifications: Sendable {
     static let channel = "oak_changes"
     /// The listening connection's `application_name`, by which operators (and tests) can find it.
     static let applicationName = "oak change notifications"
-    /// The longest a head read stays known.
+    /// The longest a head read or heard stays known.
     static let longestTrust: Duration = .seconds(1)
 
     private struct State {
@@ -48,7 +48,7 @@ final class ChangeNotifications: Sendable {
 
     private let state = Mutex(State())
 
-    /// The head, when notifications arrive and none came since it was read, within `longestTrust`; else nil.
+    /// The head last read or heard, while notifications arrive and within `longestTrust` of it; else nil.
     var knownHead: Int64? {
         state.withLock { state in
             guard state.listening, let head = state.head, ContinuousClock.now - state.since < Self.longestTrust else { return nil }

@@ -26,6 +26,8 @@ final class RequestDeadlineHandler: HTTPPartHandler {
     static let stoppingGrace = TimeAmount.seconds(3)
     /// Whether the server is stopping: late requests are then refused with 503 instead of 408.
     private var stopping = false
+    /// How long a request may take to arrive from its first byte: the request timeout, or the grace once stopping.
+    private var allowance: TimeAmount { stopping ? min(timeout, Self.stoppingGrace) : timeout }
     /// Whether a request's bytes have started arriving and its end has not.
     private var inProgress = false
     /// When the request in progress must have arrived.
@@ -55,7 +57,7 @@ final class RequestDeadlineHandler: HTTPPartHandler {
         guard !inProgress else { return }
         inProgress = true
         responding = false
-        due = .now() + (stopping ? min(timeout, Self.stoppingGrace) : timeout)
+        due = .now() + allowance
         if check == nil { arm(context.channel, context.eventLoop) }
     }
 
@@ -109,7 +111,7 @@ final class RequestDeadlineHandler: HTTPPartHandler {
     /// (unless a response has started), then the connection closes.
     private func expire(_ channel: any Channel) {
         guard channel.isActive else { return }
-        let seconds = (stopping ? min(timeout, Self.stoppingGrace) : timeout).nanoseconds / 1_000_000_000
+        let seconds = allowance.nanoseconds / 1_000_000_000
         logger.notice(
             stopping
                 ? "Request still arriving as the server stops; answering 503 and closing the connection"
