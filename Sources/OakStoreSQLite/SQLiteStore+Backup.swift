@@ -42,19 +42,14 @@ extension SQLiteStore: MaintenanceRepository, BackupRepository {
         return BackupInfo(filename: filename, size: size, timestamp: timestamp)
     }
 
-    /// `oak-20261127-204409-123.db`: the time in UTC to the millisecond, so names sort by time.
+    /// `oak-20261127-204409-123.db`: the time in UTC to the millisecond, so names sort by time; the digits of
+    /// the wire's time (`2026-11-27T20:44:09.123Z`).
     static func backupName(at time: Date) -> String {
-        let milliseconds = Int64((time.timeIntervalSince1970 * 1000).rounded(.down))
-        var seconds = time_t(milliseconds / 1000)
-        var utc = tm()
-        gmtime_r(&seconds, &utc)
-        func padded(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        let wire = WireTime.formatPrecise(time).utf8
+        let digits = { (range: Range<Int>) in
+            String(decoding: wire.dropFirst(range.lowerBound).prefix(range.count).filter { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }, as: UTF8.self)
         }
-        let date = padded(utc.tm_year + 1900, 4) + padded(utc.tm_mon + 1, 2) + padded(utc.tm_mday, 2)
-        let clock = padded(utc.tm_hour, 2) + padded(utc.tm_min, 2) + padded(utc.tm_sec, 2)
-        return "oak-\(date)-\(clock)-\(padded(Int32(milliseconds % 1000), 3)).db"
+        return "oak-\(digits(0..<10))-\(digits(11..<19))-\(digits(20..<23)).db"
     }
 
     /// Deletes all but the newest `keep` backups (by name, which sorts by time).
