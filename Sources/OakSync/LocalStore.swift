@@ -166,7 +166,7 @@ public final class LocalStore: Sendable {
 
     /// The species' data from every source, as notes (personal observations included).
     public func sourceData(of name: String) async throws -> [LocalNote] {
-        try await writer.read { db in try Self.sourceDataRequest(db, name).fetchAll(db) }
+        try read { db in try Self.sourceDataRequest(db, name).fetchAll(db) }
     }
 
     private static func sourceDataRequest(_ db: Database, _ name: String) throws -> QueryInterfaceRequest<LocalNote> {
@@ -218,19 +218,29 @@ public final class LocalStore: Sendable {
         writes.stream()
     }
 
+    /// Runs a short read (the sync state, a species' notes: a few rows) on the calling thread. It takes
+    /// microseconds, less than the two thread hops of an asynchronous read (to a reader's queue and back), which
+    /// were most of the cost of a sync with little to do. Writes, and the long reads (the catalog, every note
+    /// for a search), wait for their connection asynchronously.
+    func read<T>(_ value: (Database) throws -> T) throws -> T {
+        try writer.read(value)
+    }
+
     /// How many notes the device holds, from every source.
     public func noteCount() async throws -> Int {
-        try await writer.read { db in try LocalNote.fetchCount(db) }
+        try read { db in try LocalNote.fetchCount(db) }
     }
 
     /// How many changes wait to be pushed: notes and catalog records (rejected ones included).
     public func pendingChangeCount() async throws -> Int {
-        try await writer.read { db in
-            try Int.fetchOne(
-                db,
-                cachedSQL: "SELECT (SELECT COUNT(*) FROM notes WHERE sync_status != 'synced') + (SELECT COUNT(*) FROM catalog WHERE sync_status != 'synced')"
-            ) ?? 0
-        }
+        try read(Self.pendingChangeCount)
+    }
+
+    static func pendingChangeCount(_ db: Database) throws -> Int {
+        try Int.fetchOne(
+            db,
+            cachedSQL: "SELECT (SELECT COUNT(*) FROM notes WHERE sync_status != 'synced') + (SELECT COUNT(*) FROM catalog WHERE sync_status != 'synced')"
+        ) ?? 0
     }
 
     /// Forgets every change not yet synced (a sign-out the user confirmed): pending notes and catalog
@@ -250,7 +260,7 @@ public final class LocalStore: Sendable {
 
     /// The cursor of the last applied pull; nil before the first sync.
     public func cursor() async throws -> String? {
-        try await writer.read { db in try Self.cursor(db) }
+        try read(Self.cursor)
     }
 
     static func cursor(_ db: Database) throws -> String? {
@@ -259,11 +269,15 @@ public final class LocalStore: Sendable {
 
     /// When a sync last completed; nil if none has.
     public func lastSuccessfulSync() async throws -> Date? {
-        try await writer.read { db in try Self.value(db, "last_sync").flatMap(WireTime.parse) }
+        try read { db in try Self.value(db, "last_sync").flatMap(WireTime.parse) }
     }
 
-    func recordSuccessfulSync(at time: Date) async throws {
-        try await writer.write { db in try Self.setValue(db, "last_sync", WireTime.format(time)) }
+    /// Records that a sync completed at `time`; how many changes still wait to be pushed (`pendingChangeCount`).
+    func recordSuccessfulSync(at time: Date) async throws -> Int {
+        try await writer.write { db in
+            try Self.setValue(db, "last_sync", WireTime.format(time))
+            return try Self.pendingChangeCount(db)
+        }
     }
 
     static func saveCursor(_ db: Database, _ cursor: String) throws {
