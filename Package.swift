@@ -33,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        .package(url: "https://github.com/JohnSundell/Ink.git", from: "0.6.0"),
     ],
     targets: [
         .target(name: "OakModels"),
@@ -78,11 +80,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The web pages `oak serve` answers browsers with: mustache templates, markdown rendered without raw HTML.
+        .target(
+            name: "OakWeb",
+            dependencies: [
+                "OakModels",
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Ink", package: "Ink"),
+            ],
+            resources: [.copy("Resources/templates"), .copy("Resources/assets")]
+        ),
         .target(
             name: "OakServer",
             dependencies: [
                 "OakModels",
                 "OakStore",
+                "OakWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

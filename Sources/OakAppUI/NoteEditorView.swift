@@ -17,7 +17,7 @@ struct NoteEditorView: View {
                 Text(error).font(.footnote).foregroundStyle(.red)
             }
             ForEach(NoteFields.Field.allCases, id: \.self) { field in
-                Section(Formatting.label(field)) {
+                Section(field.label) {
                     HStack(alignment: .top) {
                         TextField(
                             Formatting.placeholder(field),

@@ -158,6 +158,22 @@ public struct NoteFields: Codable, Hashable, Sendable {
     /// The fields, in the order the apps show them; their raw values are the notes API's names.
     public enum CodingKeys: String, CodingKey, CaseIterable, Sendable {
         case commonNames, leaf, acorn, bark, twigs, buds, form, rangeHabitat, fieldNotes, resources
+
+        /// The field's label, as the app and the web pages show it.
+        public var label: String {
+            switch self {
+            case .commonNames: "Common names"
+            case .leaf: "Leaf"
+            case .acorn: "Acorn"
+            case .bark: "Bark"
+            case .twigs: "Twigs"
+            case .buds: "Buds"
+            case .form: "Form"
+            case .rangeHabitat: "Range & habitat"
+            case .fieldNotes: "Field notes"
+            case .resources: "Resources"
+            }
+        }
     }
 
     /// A field's name, as the notes API spells it.

@@ -5,6 +5,7 @@ import Logging
 import NIOCore
 import OakModels
 import OakStore
+import OakWeb
 
 /// Builds the HTTP application serving the v1 API from `store`.
 /// - Parameters:
@@ -111,7 +112,9 @@ private func addRoutes(
     func writes(_ group: RouterGroup<OakRequestContext>, _ ability: Ability) -> RouterGroup<OakRequestContext> {
         group.add(middleware: WriteAccessMiddleware(ability: ability, authenticator: authenticator))
     }
-    IndexController().addRoutes(to: router.group(""))
+    let web = configuration.web ? (try? WebPages()).map { WebController(store: store, pages: $0) } : nil
+    web?.addRoutes(to: router.group(""))
+    IndexController(web: web).addRoutes(to: router.group(""))
     let health = HealthController(repository: store)
     health.addRoutes(to: router.group(""))
     MetricsController(metrics: metrics).addRoutes(to: router.group(""))

@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable {
     public var maxConnections: Int
     /// How long the export document stays in memory after the last request for it (`IdleExportRelease`).
     public var exportIdleRelease: Duration
+    /// Whether the server answers browsers with the compendium's pages (`WebController`); the JSON API is the same
+    /// either way.
+    public var web: Bool
 
     public static let defaultCORSOrigins = ["https://oakcompendium.org", "https://oakcompendium.com", "http://localhost:*"]
     public static let defaultMaxBodySize = 1 << 20
@@ -41,7 +44,7 @@ public struct ServerConfiguration: Sendable {
         tombstoneRetention: Duration = .seconds(90 * 86_400), rateLimits: RateLimits? = RateLimits(), trustProxy: Bool = false,
         corsOrigins: [String] = defaultCORSOrigins, maxBodySize: Int = defaultMaxBodySize,
         backups: BackupSettings = BackupSettings(), idleTimeout: Duration = .seconds(30), requestTimeout: Duration = .seconds(30),
-        maxConnections: Int = defaultMaxConnections, exportIdleRelease: Duration = .seconds(15)
+        maxConnections: Int = defaultMaxConnections, exportIdleRelease: Duration = .seconds(15), web: Bool = true
     ) {
         self.host = host
         self.port = port
@@ -57,6 +60,7 @@ public struct ServerConfiguration: Sendable {
         self.requestTimeout = requestTimeout
         self.maxConnections = maxConnections
         self.exportIdleRelease = exportIdleRelease
+        self.web = web
     }
 }
 

@@ -109,7 +109,7 @@ public final class SpeciesDetailModel {
     /// Every field with text, note fields first, then the source's reference data.
     static func fields(of note: LocalNote) -> [LabeledText] {
         let noteFields = NoteFields.Field.allCases.compactMap { field in
-            note.fields[field].flatMap { $0.isEmpty ? nil : LabeledText(label: Formatting.label(field), markdown: $0) }
+            note.fields[field].flatMap { $0.isEmpty ? nil : LabeledText(label: field.label, markdown: $0) }
         }
         let reference = [("Flowers", note.reference.flowers), ("Hardiness & habitat", note.reference.hardinessHabitat)]
             .compactMap { label, text in text.flatMap { $0.isEmpty ? nil : LabeledText(label: label, markdown: $0) } }

@@ -8,22 +8,6 @@ public enum Formatting {
         "Quercus \(name)"
     }
 
-    /// A note field's label.
-    public static func label(_ field: NoteFields.Field) -> String {
-        switch field {
-        case .commonNames: "Common names"
-        case .leaf: "Leaf"
-        case .acorn: "Acorn"
-        case .bark: "Bark"
-        case .twigs: "Twigs"
-        case .buds: "Buds"
-        case .form: "Form"
-        case .rangeHabitat: "Range & habitat"
-        case .fieldNotes: "Field notes"
-        case .resources: "Resources"
-        }
-    }
-
     /// What an empty field invites the user to write.
     public static func placeholder(_ field: NoteFields.Field) -> String {
         switch field {

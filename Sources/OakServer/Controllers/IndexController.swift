@@ -5,6 +5,9 @@ import OakModels
 /// `/` (what this server is, and where to go next) and `/docs` (every route of the API, read from the
 /// OpenAPI document, as a page a person can read).
 struct IndexController {
+    /// The pages, when the server serves them: then a browser asking for `/` gets the landing page.
+    let web: WebController?
+
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
         group.get("", use: index)
         group.get("docs", use: docs)
@@ -16,11 +19,21 @@ struct IndexController {
         var links: [String: String]
     }
 
-    @Sendable func index(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<ServiceIndex> {
-        JSONResponse(
+    /// The landing page for a browser (its `Accept` names `text/html`), else what this server is, as JSON.
+    @Sendable func index(_ request: Request, context: OakRequestContext) async throws -> Response {
+        // One URL, two kinds of answer: caches keep them apart by the request's `Accept`.
+        if let web, WebController.wantsPage(request) {
+            var page = try await web.home(request, context: context)
+            page.headers[.vary] = "Accept"
+            return page
+        }
+        var response = try JSONResponse(
             body: ServiceIndex(
                 name: "Oak Compendium", version: .current,
-                links: ["api": "/api/v1", "openapi": "/api/v1/openapi.json", "docs": "/docs", "health": "/health"]))
+                links: ["api": "/api/v1", "openapi": "/api/v1/openapi.json", "docs": "/docs", "health": "/health"])
+        ).response(from: request, context: context)
+        if web != nil { response.headers[.vary] = "Accept" }
+        return response
     }
 
     @Sendable func docs(_ request: Request, context: OakRequestContext) async throws -> Response {

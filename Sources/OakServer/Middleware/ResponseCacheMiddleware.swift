@@ -6,11 +6,11 @@ import Hummingbird
 import OakModels
 import OakStore
 
-/// Serves repeated reads from memory: a successful GET under `/api/v1` asked for a second time is kept, with
-/// its headers, until a change it depends on (see `ResponseCache.Dependency`): a note edit drops its species'
-/// full record, not every answer. It sits outside compression, so a gzipped body is kept too (keyed by whether the client
-/// accepts gzip). Every answer it keeps gets a strong ETag (a hash of the body, unless the route set one),
-/// and it answers `If-None-Match` itself.
+/// Serves repeated reads from memory: a successful GET under `/api/v1`, or of a page (`WebController`), asked for a
+/// second time is kept, with its headers, until a change it depends on (see `ResponseCache.Dependency`): a note
+/// edit drops its species' full record, not every answer. It sits outside compression, so a gzipped body is kept
+/// too (keyed by whether the client accepts gzip). Every answer it keeps gets a strong ETag (a hash of the body,
+/// unless the route set one), and it answers `If-None-Match` itself.
 struct ResponseCacheMiddleware: RouterMiddleware {
     let cache: ResponseCache
     let store: any MaintenanceRepository
@@ -74,10 +74,11 @@ struct ResponseCacheMiddleware: RouterMiddleware {
     }
 
     /// The kept answer, or a 304 with no body when the request (its header fields) already holds it
-    /// (`If-None-Match` with its ETag).
+    /// (`If-None-Match` with its ETag). A 304's fields replace those the client kept, so it carries the answer's
+    /// own content security policy (a page's allows its stylesheet) rather than the default one.
     static func answer(_ entry: ResponseCache.Entry, to request: HTTPFields) throws -> (HTTPResponse.Status, HTTPFields, ByteBuffer?) {
         if let etag = entry.headers[.eTag], request.ifNoneMatchMatches(etag) {
-            return (.notModified, entry.headers.filter { $0.name == .eTag || $0.name == .cacheControl }, nil)
+            return (.notModified, entry.headers.filter { [.eTag, .cacheControl, .contentSecurityPolicy].contains($0.name) }, nil)
         }
         return (.ok, entry.headers, try entry.sentBody())
     }
@@ -107,7 +108,7 @@ struct ResponseCacheMiddleware: RouterMiddleware {
 
     /// Reads whose answer depends only on the URI and the data (not on who asks).
     static func isCacheable(_ path: String) -> Bool {
-        path.hasPrefix("/api/v1/") && !path.hasPrefix("/api/v1/auth/") && !path.hasPrefix("/api/v1/health")
+        (path.hasPrefix("/api/v1/") && !path.hasPrefix("/api/v1/auth/") && !path.hasPrefix("/api/v1/health")) || WebController.isPage(path)
     }
 }
 

@@ -1,14 +1,15 @@
 import HTTPTypes
 import Hummingbird
 
-/// Security headers on every response; `Cache-Control: no-store` unless a route chose its own (the export).
-/// The fields are made once and appended: no route sets them, so there is none to replace.
+/// Security headers on every response; `Cache-Control: no-store` unless a route chose its own (the export, the
+/// pages), and a content security policy that allows nothing unless a route chose its own (the pages load their
+/// stylesheet). The fields are made once and appended: no route sets the others, so there is none to replace.
 struct SecurityHeadersMiddleware: RouterMiddleware {
     static let fields: [HTTPField] = [
         HTTPField(name: .xContentTypeOptions, value: "nosniff"), HTTPField(name: HTTPField.Name("X-Frame-Options")!, value: "DENY"),
-        HTTPField(name: .contentSecurityPolicy, value: "default-src 'none'"),
     ]
     static let noStore = HTTPField(name: .cacheControl, value: "no-store")
+    static let allowNothing = HTTPField(name: .contentSecurityPolicy, value: "default-src 'none'")
 
     func handle(_ request: Request, context: OakRequestContext, next: (Request, OakRequestContext) async throws -> Response)
         async throws -> Response
@@ -18,9 +19,10 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         return response
     }
 
-    /// Adds the security fields, and `Cache-Control: no-store` when there is none.
+    /// Adds the security fields, and `Cache-Control: no-store` and the policy that allows nothing when there are none.
     static func secure(_ headers: inout HTTPFields) {
         headers.append(contentsOf: fields)
+        if headers[.contentSecurityPolicy] == nil { headers.append(allowNothing) }
         if headers[.cacheControl] == nil { headers.append(noStore) }
     }
 }

@@ -53,6 +53,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Turn rate limiting off.")
     var noRateLimit = false
 
+    @Flag(help: "Serve the JSON API only, without the compendium's web pages.")
+    var noWeb = false
+
     @Flag(help: "Take the client IP from Fly-Client-IP / X-Forwarded-For, only behind a proxy you trust (env OAK_TRUST_PROXY=true).")
     var trustProxy = false
 
@@ -133,6 +136,7 @@ struct ServeCommand: AsyncParsableCommand {
             say("Owner key (shown once, saved to \(file) with mode 0600):\n  \(key.value)")
         }
         say("Serving \(described) on http://\(host):\(port)/api/v1")
+        if !noWeb { say("Pages for browsers: http://\(host):\(port)/") }
         let app = buildApplication(
             configuration: ServerConfiguration(
                 host: host, port: port, ownerKey: key.value, logLevel: level,
@@ -145,7 +149,7 @@ struct ServeCommand: AsyncParsableCommand {
                 maxBodySize: maxBodySize,
                 backups: BackupSettings(directory: backupDir, keep: backupKeep, daily: !noDailyBackup),
                 idleTimeout: .seconds(idleTimeout), requestTimeout: .seconds(requestTimeout),
-                maxConnections: maxConnections ?? Self.defaultConnectionCap(fileLimit: fileLimit)),
+                maxConnections: maxConnections ?? Self.defaultConnectionCap(fileLimit: fileLimit), web: !noWeb),
             store: store)
         try await app.runService()
     }

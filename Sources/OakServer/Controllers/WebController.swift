@@ -1,0 +1,132 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import OakModels
+import OakStore
+import OakWeb
+
+/// The compendium's pages for browsers (`OakWeb`): the landing page (`/`, when the browser asks for HTML; see
+/// `IndexController`), search, species, the taxonomy, taxa, sources, and the stylesheet. Read-only. A page is
+/// answered like any cacheable read (`ResponseCacheMiddleware`: kept until the data changes, with an ETag, and
+/// gzip-compressed for clients that take it); a record that does not exist is a 404 page, not JSON.
+struct WebController {
+    let store: any CompendiumStore
+    let pages: WebPages
+
+    /// The pages load only their own stylesheet: no script, no frame, no other site.
+    static let contentSecurityPolicy =
+        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+    /// The paths the pages answer under (for the response cache).
+    static func isPage(_ path: String) -> Bool {
+        path == "/search" || path == "/taxonomy" || path == "/sources" || path.hasPrefix("/species/") || path.hasPrefix("/taxa/")
+            || path.hasPrefix("/sources/") || path.hasPrefix("/assets/")
+    }
+
+    func addRoutes(to group: RouterGroup<OakRequestContext>) {
+        group.get("search", use: search)
+        group.get("species/:name", use: species)
+        group.get("taxonomy", use: taxonomy)
+        group.get("taxa/:level/:name", use: taxon)
+        group.get("sources", use: sources)
+        group.get("sources/:id", use: source)
+        group.get("assets/oak.css", use: stylesheet)
+    }
+
+    /// Whether a request asks for a page rather than JSON: its `Accept` names `text/html` (browsers do; `curl`
+    /// and the API's clients do not).
+    static func wantsPage(_ request: Request) -> Bool {
+        guard let accept = request.headers[.accept] else { return false }
+        return accept.split(separator: ",").contains { item in
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.first?.lowercased() == "text/html" else { return false }
+            return !parts.dropFirst().contains { $0.replacingOccurrences(of: " ", with: "") == "q=0" }
+        }
+    }
+
+    @Sendable func home(_ request: Request, context: OakRequestContext) async throws -> Response {
+        try await page { try await pages.home(store.stats()) }
+    }
+
+    @Sendable func search(_ request: Request, context: OakRequestContext) async throws -> Response {
+        let query = (request.queryValues.string("q") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        return try await page {
+            let result =
+                query.isEmpty
+                ? CatalogSearchResult(query: "", species: [], taxa: [], sources: [])
+                : try await store.search(query: query, limit: Pagination.defaultLimit)
+            return pages.search(result)
+        }
+    }
+
+    @Sendable func species(_ request: Request, context: OakRequestContext) async throws -> Response {
+        try await page {
+            let full = try await store.speciesFull(named: try context.pathParameter("name"))
+            return pages.species(full, sources: try await store.listSources())
+        }
+    }
+
+    @Sendable func taxonomy(_ request: Request, context: OakRequestContext) async throws -> Response {
+        try await page { pages.taxonomy(try await store.listTaxa(level: nil, parent: nil, limit: nil, offset: 0).data) }
+    }
+
+    @Sendable func taxon(_ request: Request, context: OakRequestContext) async throws -> Response {
+        try await page {
+            let level = try TaxonLevel.parse(try context.pathParameter("level"))
+            let taxon = try await store.taxon(level: level, name: try context.pathParameter("name"))
+            var filter = SpeciesFilter()
+            switch level {
+            case .subgenus: filter.subgenus = taxon.name
+            case .section: filter.section = taxon.name
+            case .subsection: filter.subsection = taxon.name
+            case .complex: filter.complex = taxon.name
+            }
+            return pages.taxon(taxon, species: try await allSpecies(filter))
+        }
+    }
+
+    @Sendable func sources(_ request: Request, context: OakRequestContext) async throws -> Response {
+        try await page { pages.sources(try await store.listSources()) }
+    }
+
+    @Sendable func source(_ request: Request, context: OakRequestContext) async throws -> Response {
+        try await page {
+            let source = try await store.source(id: try context.pathInt("id"))
+            return pages.source(source, species: try await allSpecies(SpeciesFilter(sourceId: source.id)))
+        }
+    }
+
+    @Sendable func stylesheet(_ request: Request, context: OakRequestContext) async throws -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "no-cache"],
+            body: .init(byteBuffer: ByteBuffer(bytes: pages.stylesheet)))
+    }
+
+    /// Every species the filter admits, a page of the store's at a time.
+    private func allSpecies(_ filter: SpeciesFilter) async throws -> [Species] {
+        var species: [Species] = []
+        while true {
+            let page = try await store.listSpecies(filter: filter, limit: Pagination.maxLimit, offset: species.count)
+            species += page.data
+            if !page.pagination.hasMore || page.data.isEmpty { return species }
+        }
+    }
+
+    /// A page as HTML, or the page of the error the store gave (a record that is not there is a 404 page).
+    private func page(_ render: () async throws -> String) async throws -> Response {
+        do {
+            return Self.html(try await render())
+        } catch let error as OakError where error.code.httpStatus < 500 {
+            let title = error.code == .notFound ? "Not found" : "Cannot show this page"
+            return Self.html(pages.problem(title: title, message: error.message), status: HTTPResponse.Status(code: error.code.httpStatus))
+        }
+    }
+
+    static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        // `no-cache`: a browser keeps the page and asks again with its ETag, which the server answers with a 304.
+        Response(
+            status: status,
+            headers: [.contentType: "text/html; charset=utf-8", .contentSecurityPolicy: contentSecurityPolicy, .cacheControl: "no-cache"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}

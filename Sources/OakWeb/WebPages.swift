@@ -1,0 +1,73 @@
+import Foundation
+import Mustache
+import OakModels
+
+/// The pages `oak serve` answers browsers with, rendered from the models by the mustache templates in
+/// `Resources/templates`. A template escapes every value it writes (`{{value}}`); the only markup written
+/// unescaped (`{{{html}}}`) is Markdown rendered by `SafeMarkdown`. Links to other sites go through
+/// `WebText.safeURL`. Each page is a plain value (`Pages.swift`) that the templates read.
+public struct WebPages: Sendable {
+    private let library: MustacheLibrary
+
+    /// The stylesheet every page links to (`/assets/oak.css`).
+    public let stylesheet: Data
+
+    /// Loads the templates and the stylesheet from the module's resources.
+    public init() throws {
+        guard let templates = Bundle.module.url(forResource: "templates", withExtension: nil),
+            let stylesheet = Bundle.module.url(forResource: "assets/oak", withExtension: "css")
+        else { throw CocoaError(.fileNoSuchFile) }
+        var library = MustacheLibrary()
+        for file in try FileManager.default.contentsOfDirectory(at: templates, includingPropertiesForKeys: nil)
+        where file.pathExtension == "mustache" {
+            try library.register(String(contentsOf: file, encoding: .utf8), named: file.deletingPathExtension().lastPathComponent)
+        }
+        self.library = library
+        self.stylesheet = try Data(contentsOf: stylesheet)
+    }
+
+    /// The landing page: search, and what the compendium holds.
+    public func home(_ stats: CatalogStats) -> String {
+        render(HomePage(stats), "home")
+    }
+
+    /// A search's results, grouped as the API groups them.
+    public func search(_ result: CatalogSearchResult) -> String {
+        render(SearchPage(result), "search")
+    }
+
+    /// A species: taxonomy, relatives, and every source's description side by side (the owner's own notes are
+    /// the personal-observation source's).
+    public func species(_ full: SpeciesFull, sources: [Source]) -> String {
+        render(SpeciesPage(full, sources: sources), "species")
+    }
+
+    /// The taxonomy as a tree, with the species each taxon holds.
+    public func taxonomy(_ taxa: [Taxon]) -> String {
+        render(TaxonomyPage(taxa), "taxonomy")
+    }
+
+    /// A taxon and its species.
+    public func taxon(_ taxon: Taxon, species: [Species]) -> String {
+        render(TaxonPage(taxon, species: species), "taxon")
+    }
+
+    /// Every source.
+    public func sources(_ sources: [Source]) -> String {
+        render(SourcesPage(sources), "sources")
+    }
+
+    /// A source and the species it describes.
+    public func source(_ source: Source, species: [Species]) -> String {
+        render(SourcePage(source, species: species), "source")
+    }
+
+    /// A page for what is not here (404), or a request the page cannot answer.
+    public func problem(title: String, message: String) -> String {
+        render(ProblemPage(title: title, message: message), "problem")
+    }
+
+    private func render(_ page: some Any, _ template: String) -> String {
+        library.render(page, withTemplate: template) ?? ""
+    }
+}
