@@ -150,6 +150,26 @@ def test_search_as_a_visitor_and_open_a_species(server, driver):
     check(driver.find_element(By.TAG_NAME, "h1").text.startswith("Quercus alba"), "the species page did not open")
 
 
+def test_search_as_you_type(server, driver):
+    driver.get(server.base + "/")
+    driver.find_element(By.ID, "q").send_keys("cerr")
+    try:
+        WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#suggestions a"))
+    except Exception:
+        raise AssertionError("no suggestions appeared while typing")
+    names = [a.text for a in driver.find_elements(By.CSS_SELECTOR, "#suggestions a")]
+    check("Quercus cerris" in names, f"suggestions {names}")
+    shot(driver, "desktop-suggestions")
+    driver.find_element(By.LINK_TEXT, "Quercus cerris").click()
+    arrives(driver, "/species/cerris")
+    # Hostile names are suggested as text.
+    driver.get(server.base + "/")
+    driver.find_element(By.ID, "q").send_keys("Evil")
+    WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#suggestions a"))
+    check(any(a.text.startswith("Evil \"'><script>") for a in driver.find_elements(By.CSS_SELECTOR, "#suggestions a")), "the hostile source is not suggested as text")
+    nothing_ran(driver, "suggestions")
+
+
 def test_navigate_the_taxonomy(server, driver):
     driver.get(server.base + "/taxonomy")
     accessible(driver, "/taxonomy")
@@ -181,7 +201,7 @@ def test_descriptions_side_by_side_with_markdown(server, driver):
 
 
 def test_hostile_content_runs_nothing(server, driver):
-    for path in ["/species/hostilis", f"/sources/{server.hostile_source}", "/sources", "/search?q=hostilis"]:
+    for path in ["/species/hostilis", f"/sources/{server.hostile_source}", "/sources", "/taxonomy", "/taxa/section/Hostilae", "/search?q=hostilis"]:
         driver.get(server.base + path)
         nothing_ran(driver, path)
         check(driver.find_elements(By.CSS_SELECTOR, "footer.site"), f"{path}: the page is not whole")
@@ -240,6 +260,8 @@ def seed(server):
     server.api("POST", "/api/v1/species/hostilis/sources", {
         "source_id": hostile["id"], "local_names": [ATTACK], "miscellaneous": "q" * 10000, "leaves": "[y](javascript:window.__pwned=7) " + ATTACK,
         "bark": "<script>window.__pwned=8</script>", "range": "```\n</code></pre><script>window.__pwned=9</script>\n```"})
+    server.api("POST", "/api/v1/taxa", {
+        "name": "Hostilae", "level": "section", "parent": "Quercus", "author": ATTACK, "notes": "[n](javascript:window.__pwned=10) " + ATTACK})
     server.hostile_source = hostile["id"]
 
 

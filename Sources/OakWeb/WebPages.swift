@@ -11,11 +11,14 @@ public struct WebPages: Sendable {
 
     /// The stylesheet every page links to (`/assets/oak.css`).
     public let stylesheet: Data
+    /// The one script, search as you type (`/assets/oak.js`); every page works without it.
+    public let script: Data
 
     /// Loads the templates and the stylesheet from the module's resources.
     public init() throws {
         guard let templates = Bundle.module.url(forResource: "templates", withExtension: nil),
-            let stylesheet = Bundle.module.url(forResource: "assets/oak", withExtension: "css")
+            let stylesheet = Bundle.module.url(forResource: "assets/oak", withExtension: "css"),
+            let script = Bundle.module.url(forResource: "assets/oak", withExtension: "js")
         else { throw CocoaError(.fileNoSuchFile) }
         var library = MustacheLibrary()
         for file in try FileManager.default.contentsOfDirectory(at: templates, includingPropertiesForKeys: nil)
@@ -24,6 +27,7 @@ public struct WebPages: Sendable {
         }
         self.library = library
         self.stylesheet = try Data(contentsOf: stylesheet)
+        self.script = try Data(contentsOf: script)
     }
 
     /// The landing page: search, and what the compendium holds.

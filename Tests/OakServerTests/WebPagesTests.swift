@@ -11,7 +11,8 @@ import Testing
 /// security headers, from the same caches as the API. The browser itself runs them in `scripts/browser-tests`.
 @Suite("Web pages")
 struct WebPagesTests {
-    static let policy = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    static let policy =
+        "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
     static let browser: HTTPFields = [.accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"]
 
     @Test("a browser asking for / gets the landing page; a client that does not ask for HTML gets the JSON index")
@@ -178,15 +179,23 @@ struct WebPagesTests {
                     "bark": "<script>alert(9)</script>", "range": "```\n</code></pre><script>alert(10)</script>\n```", "url": "data:text/html,x",
                 ]))
             #expect(description.status == .created)
+            let taxon = try await client.send(
+                .post, "/api/v1/taxa",
+                json: try jsonText([
+                    "name": "Hostilae", "level": "section", "parent": "Quercus", "author": attack, "notes": "[n](javascript:alert(11)) \(attack) \(rtl)",
+                ]))
+            #expect(taxon.status == .created)
 
             for path in [
-                "/species/hostilis", "/sources/\(id)", "/sources", "/search?q=hostilis",
+                "/species/hostilis", "/sources/\(id)", "/sources", "/taxonomy", "/taxa/section/Hostilae", "/search?q=hostilis",
                 "/search?q=\(attack.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)",
             ] {
                 let response = try await client.send(.get, path, key: nil, headers: Self.browser)
                 #expect(response.status == .ok, "\(path)")
                 let html = String(buffer: response.body)
-                #expect(!html.contains("<script"), "\(path)")
+                // The one script element is the page's own.
+                #expect(html.components(separatedBy: "<script").count == 2, "\(path)")
+                #expect(html.contains("<script src=\"/assets/oak.js\" defer></script>"), "\(path)")
                 #expect(!html.lowercased().contains("javascript:alert"), "\(path)")
                 #expect(!html.contains("<img"), "\(path)")
                 #expect(!html.contains("<b "), "\(path)")
@@ -235,15 +244,17 @@ struct WebPagesTests {
 
             var gzip = Self.browser
             gzip[.acceptEncoding] = "gzip"
-            for path in ["/species/alba", "/assets/oak.css"] {
+            for (path, text) in [("/species/alba", "Quercus alba"), ("/assets/oak.css", "font:"), ("/assets/oak.js", "textContent")] {
                 let compressed = try await client.send(.get, path, key: nil, headers: gzip)
                 #expect(compressed.headers[.contentEncoding] == "gzip", "\(path)")
                 var body = compressed.body
                 let plain = try body.decompress(with: .gzip())
-                #expect(String(buffer: plain).contains(path.hasSuffix(".css") ? "font:" : "Quercus alba"), "\(path)")
+                #expect(String(buffer: plain).contains(text), "\(path)")
             }
             let css = try await client.send(.get, "/assets/oak.css", key: nil)
             #expect(css.headers[.contentType] == "text/css; charset=utf-8")
+            let script = try await client.send(.get, "/assets/oak.js", key: nil)
+            #expect(script.headers[.contentType] == "text/javascript; charset=utf-8")
         }
     }
 

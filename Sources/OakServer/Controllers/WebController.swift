@@ -13,9 +13,10 @@ struct WebController {
     let store: any CompendiumStore
     let pages: WebPages
 
-    /// The pages load only their own stylesheet: no script, no frame, no other site.
+    /// The pages load only their own stylesheet and script, and the script asks only this server: nothing inline,
+    /// no frame, no other site.
     static let contentSecurityPolicy =
-        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+        "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
     /// The paths the pages answer under (for the response cache).
     static func isPage(_ path: String) -> Bool {
@@ -31,6 +32,7 @@ struct WebController {
         group.get("sources", use: sources)
         group.get("sources/:id", use: source)
         group.get("assets/oak.css", use: stylesheet)
+        group.get("assets/oak.js", use: script)
     }
 
     /// Whether a request asks for a page rather than JSON: its `Accept` names `text/html` (browsers do; `curl`
@@ -97,9 +99,16 @@ struct WebController {
     }
 
     @Sendable func stylesheet(_ request: Request, context: OakRequestContext) async throws -> Response {
-        Response(
-            status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "no-cache"],
-            body: .init(byteBuffer: ByteBuffer(bytes: pages.stylesheet)))
+        Self.asset(pages.stylesheet, type: "text/css; charset=utf-8")
+    }
+
+    @Sendable func script(_ request: Request, context: OakRequestContext) async throws -> Response {
+        Self.asset(pages.script, type: "text/javascript; charset=utf-8")
+    }
+
+    /// A file the pages load; `no-cache`, as a page: a browser asks again with its ETag after an upgrade changed it.
+    private static func asset(_ data: Data, type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     /// Every species the filter admits, a page of the store's at a time.
