@@ -116,6 +116,12 @@ def nothing_ran(driver, where):
         pass
 
 
+def console_clean(driver, where):
+    """No error in the browser's console since the last look: no request refused by the policy, no missing file."""
+    errors = [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    check(not errors, f"{where}: the console shows {errors}")
+
+
 def accessible(driver, where):
     """Landmarks, one h1 and headings in order, a label for every field, and the skip link first for the keyboard."""
     for selector in ["header", "nav", "main", "footer"]:
@@ -137,6 +143,7 @@ def test_search_as_a_visitor_and_open_a_species(server, driver):
     driver.get(server.base + "/")
     check(driver.title == "Oak Compendium", f"title {driver.title!r}")
     stylesheet_applied(driver, "/")
+    console_clean(driver, "/")
     accessible(driver, "/")
     shot(driver, "desktop-home")
     box = driver.find_element(By.ID, "q")
@@ -160,6 +167,7 @@ def test_search_as_you_type(server, driver):
     names = [a.text for a in driver.find_elements(By.CSS_SELECTOR, "#suggestions a")]
     check("Quercus cerris" in names, f"suggestions {names}")
     shot(driver, "desktop-suggestions")
+    console_clean(driver, "search as you type")
     driver.find_element(By.LINK_TEXT, "Quercus cerris").click()
     arrives(driver, "/species/cerris")
     # Hostile names are suggested as text.
@@ -198,6 +206,7 @@ def test_descriptions_side_by_side_with_markdown(server, driver):
     check(len(columns) == 2, f"{len(columns)} description columns")
     check(columns[0].location["y"] == columns[1].location["y"], "the descriptions are not side by side on a desktop")
     check(driver.find_elements(By.CSS_SELECTOR, ".source strong"), "markdown was not rendered")
+    console_clean(driver, "/species/alba")
 
 
 def test_hostile_content_runs_nothing(server, driver):
@@ -206,6 +215,7 @@ def test_hostile_content_runs_nothing(server, driver):
         nothing_ran(driver, path)
         check(driver.find_elements(By.CSS_SELECTOR, "footer.site"), f"{path}: the page is not whole")
         stylesheet_applied(driver, path)
+        console_clean(driver, path)
     driver.get(server.base + "/species/hostilis")
     check(ATTACK.split(">")[0] in driver.find_element(By.CSS_SELECTOR, "h1").text + driver.page_source.replace("&quot;", "\""),
           "the hostile author is not shown as text")

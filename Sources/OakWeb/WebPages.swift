@@ -13,12 +13,15 @@ public struct WebPages: Sendable {
     public let stylesheet: Data
     /// The one script, search as you type (`/assets/oak.js`); every page works without it.
     public let script: Data
+    /// The site's icon, an acorn (`/assets/oak.svg`).
+    public let icon: Data
 
     /// Loads the templates and the stylesheet from the module's resources.
     public init() throws {
         guard let templates = Bundle.module.url(forResource: "templates", withExtension: nil),
             let stylesheet = Bundle.module.url(forResource: "assets/oak", withExtension: "css"),
-            let script = Bundle.module.url(forResource: "assets/oak", withExtension: "js")
+            let script = Bundle.module.url(forResource: "assets/oak", withExtension: "js"),
+            let icon = Bundle.module.url(forResource: "assets/oak", withExtension: "svg")
         else { throw CocoaError(.fileNoSuchFile) }
         var library = MustacheLibrary()
         for file in try FileManager.default.contentsOfDirectory(at: templates, includingPropertiesForKeys: nil)
@@ -28,6 +31,7 @@ public struct WebPages: Sendable {
         self.library = library
         self.stylesheet = try Data(contentsOf: stylesheet)
         self.script = try Data(contentsOf: script)
+        self.icon = try Data(contentsOf: icon)
     }
 
     /// The landing page: search, and what the compendium holds.

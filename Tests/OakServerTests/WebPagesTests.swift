@@ -255,6 +255,9 @@ struct WebPagesTests {
             #expect(css.headers[.contentType] == "text/css; charset=utf-8")
             let script = try await client.send(.get, "/assets/oak.js", key: nil)
             #expect(script.headers[.contentType] == "text/javascript; charset=utf-8")
+            let icon = try await client.send(.get, "/assets/oak.svg", key: nil)
+            #expect(icon.headers[.contentType] == "image/svg+xml")
+            #expect(String(buffer: icon.body).hasPrefix("<svg"))
         }
     }
 

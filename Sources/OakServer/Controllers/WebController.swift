@@ -33,6 +33,7 @@ struct WebController {
         group.get("sources/:id", use: source)
         group.get("assets/oak.css", use: stylesheet)
         group.get("assets/oak.js", use: script)
+        group.get("assets/oak.svg", use: icon)
     }
 
     /// Whether a request asks for a page rather than JSON: its `Accept` names `text/html` (browsers do; `curl`
@@ -104,6 +105,10 @@ struct WebController {
 
     @Sendable func script(_ request: Request, context: OakRequestContext) async throws -> Response {
         Self.asset(pages.script, type: "text/javascript; charset=utf-8")
+    }
+
+    @Sendable func icon(_ request: Request, context: OakRequestContext) async throws -> Response {
+        Self.asset(pages.icon, type: "image/svg+xml")
     }
 
     /// A file the pages load; `no-cache`, as a page: a browser asks again with its ETag after an upgrade changed it.
