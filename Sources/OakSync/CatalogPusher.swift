@@ -20,13 +20,13 @@ struct CatalogPusher: Sendable {
     private static let pendingRows = "catalog WHERE sync_status != 'synced' AND last_error IS NULL"
 
     /// Whether any catalog record waits to be pushed.
-    func hasPending() throws -> Bool {
-        try store.read { db in try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM \(Self.pendingRows))") ?? false }
+    func hasPending() async throws -> Bool {
+        try await store.writer.read { db in try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM \(Self.pendingRows))") ?? false }
     }
 
     /// Pushes every pending catalog record; a record the server rejects is marked with the reason.
     func push(_ client: OakClient, retry: RetryPolicy, sleeper: any Sleeper) async throws {
-        let pending = try store.read { db in
+        let pending = try await store.writer.read { db in
             try Row.fetchAll(
                 db,
                 cachedSQL: """

@@ -166,7 +166,7 @@ public final class LocalStore: Sendable {
 
     /// The species' data from every source, as notes (personal observations included).
     public func sourceData(of name: String) async throws -> [LocalNote] {
-        try read { db in try Self.sourceDataRequest(db, name).fetchAll(db) }
+        try await writer.read { db in try Self.sourceDataRequest(db, name).fetchAll(db) }
     }
 
     private static func sourceDataRequest(_ db: Database, _ name: String) throws -> QueryInterfaceRequest<LocalNote> {
@@ -218,22 +218,14 @@ public final class LocalStore: Sendable {
         writes.stream()
     }
 
-    /// Runs a short read (the sync state, a species' notes: a few rows) on the calling thread. It takes
-    /// microseconds, less than the two thread hops of an asynchronous read (to a reader's queue and back), which
-    /// were most of the cost of a sync with little to do. Writes, and the long reads (the catalog, every note
-    /// for a search), wait for their connection asynchronously.
-    func read<T>(_ value: (Database) throws -> T) throws -> T {
-        try writer.read(value)
-    }
-
     /// How many notes the device holds, from every source.
     public func noteCount() async throws -> Int {
-        try read { db in try LocalNote.fetchCount(db) }
+        try await writer.read { db in try LocalNote.fetchCount(db) }
     }
 
     /// How many changes wait to be pushed: notes and catalog records (rejected ones included).
     public func pendingChangeCount() async throws -> Int {
-        try read(Self.pendingChangeCount)
+        try await writer.read { db in try Self.pendingChangeCount(db) }
     }
 
     static func pendingChangeCount(_ db: Database) throws -> Int {
@@ -260,7 +252,7 @@ public final class LocalStore: Sendable {
 
     /// The cursor of the last applied pull; nil before the first sync.
     public func cursor() async throws -> String? {
-        try read(Self.cursor)
+        try await writer.read { db in try Self.cursor(db) }
     }
 
     static func cursor(_ db: Database) throws -> String? {
@@ -269,7 +261,7 @@ public final class LocalStore: Sendable {
 
     /// When a sync last completed; nil if none has.
     public func lastSuccessfulSync() async throws -> Date? {
-        try read { db in try Self.value(db, "last_sync").flatMap(WireTime.parse) }
+        try await writer.read { db in try Self.value(db, "last_sync").flatMap(WireTime.parse) }
     }
 
     /// Records that a sync completed at `time`; how many changes still wait to be pushed (`pendingChangeCount`).

@@ -144,7 +144,7 @@ public actor SyncEngine {
     }
 
     private func localWriteHappened() async {
-        status.pendingCount = (try? repository.store.read(LocalStore.pendingChangeCount)) ?? status.pendingCount
+        status.pendingCount = (try? await repository.store.pendingChangeCount()) ?? status.pendingCount
         debounced?.cancel()
         let (sleeper, delay) = (sleeper, configuration.debounce)
         debounced = Task { [weak self] in
@@ -158,7 +158,7 @@ public actor SyncEngine {
     private func runCycle() async {
         guard await connectivity.isOnline else {
             status.state = .offline
-            status.pendingCount = (try? repository.store.read(LocalStore.pendingChangeCount)) ?? status.pendingCount
+            status.pendingCount = (try? await repository.store.pendingChangeCount()) ?? status.pendingCount
             return
         }
         status.state = .syncing
@@ -166,7 +166,7 @@ public actor SyncEngine {
         do {
             // A device that has never pulled takes the server's snapshot first: its pushes then carry a cursor,
             // which names the history they were made in (a restore is seen even right after a first push).
-            if try repository.store.read(LocalStore.cursor) == nil { try await pull() }
+            if try await repository.store.cursor() == nil { try await pull() }
             for _ in 0..<configuration.maxRounds {
                 do {
                     try await push()
@@ -178,7 +178,7 @@ public actor SyncEngine {
                 }
                 try await pull()
                 // Another round while a pull left something to push (notes or catalog records a restored server lost).
-                if try reconciler.pushableIDs().isEmpty, try !catalogPusher.hasPending() { break }
+                if try await reconciler.pushableIDs().isEmpty, try await !catalogPusher.hasPending() { break }
             }
             let finished = Date()
             let pending = try await repository.store.recordSuccessfulSync(at: finished)
@@ -187,7 +187,7 @@ public actor SyncEngine {
             let offline = !(await connectivity.isOnline)
             status.state = offline ? .offline : .error
             status.lastError = String(describing: error)
-            status.pendingCount = (try? repository.store.read(LocalStore.pendingChangeCount)) ?? status.pendingCount
+            status.pendingCount = (try? await repository.store.pendingChangeCount()) ?? status.pendingCount
             status.setAside = setAside
         }
     }
@@ -196,10 +196,10 @@ public actor SyncEngine {
     /// just before it is sent, with the pull cursor: the server refuses (410) base versions of another history.
     private func push() async throws {
         try await catalogPusher.push(client, retry: configuration.retry, sleeper: sleeper)
-        let cursor = try repository.store.read(LocalStore.cursor)
-        let ids = try reconciler.pushableIDs()
+        let cursor = try await repository.store.cursor()
+        let ids = try await reconciler.pushableIDs()
         for start in stride(from: 0, to: ids.count, by: configuration.pushBatchSize) {
-            let batch = try reconciler.pushable(Array(ids[start..<min(start + configuration.pushBatchSize, ids.count)]))
+            let batch = try await reconciler.pushable(Array(ids[start..<min(start + configuration.pushBatchSize, ids.count)]))
             guard !batch.isEmpty else { continue }
             let changes = batch.map(\.pushChange)
             let client = client
@@ -215,7 +215,7 @@ public actor SyncEngine {
     /// deletes (an expired cursor); after a restore or on another database they are what the server lost, and
     /// are sent to it again (`CursorRefusal`).
     private func pull() async throws {
-        guard let cursor = try repository.store.read(LocalStore.cursor) else { return try await pullSnapshot(serverLostHistory: false) }
+        guard let cursor = try await repository.store.cursor() else { return try await pullSnapshot(serverLostHistory: false) }
         var since = cursor
         while true {
             let page: PullResponse
