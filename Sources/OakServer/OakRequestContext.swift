@@ -167,19 +167,28 @@ struct QueryValues {
 
     /// An integer parameter; a non-integer answers 400.
     func int(_ name: String) throws -> Int? {
-        guard let text = parameters[name[...]], !text.isEmpty else { return nil }
+        guard let text = try typed(name) else { return nil }
         guard let value = Int(text) else { throw OakError.invalid(name, "must be an integer") }
         return value
     }
 
     /// A boolean parameter (`true`/`false`, `1`/`0`, `yes`/`no`); anything else answers 400.
     func bool(_ name: String) throws -> Bool? {
-        guard let text = parameters[name[...]]?.lowercased(), !text.isEmpty else { return nil }
+        guard let text = try typed(name)?.lowercased() else { return nil }
         switch text {
         case "true", "1", "yes": return true
         case "false", "0", "no": return false
         default: throw OakError.invalid(name, "must be true or false")
         }
+    }
+
+    /// A number's or a flag's text; nil when absent or empty. Given more than once (`limit=1&limit=2`) it has no
+    /// one value, and answers 400 rather than taking the first.
+    private func typed(_ name: String) throws -> Substring? {
+        let values = parameters[values: name[...]]
+        if values.count > 1 { throw OakError.invalid(name, "must be given once") }
+        guard let text = values.first, !text.isEmpty else { return nil }
+        return text
     }
 
     /// `limit` and `offset`: limit defaults to 50 and is clamped to the maximum; both must be in range.

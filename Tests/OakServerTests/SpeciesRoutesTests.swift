@@ -46,6 +46,11 @@ struct SpeciesRoutesTests {
             let notNumber = try await client.send(.get, "/api/v1/species?offset=abc")
             #expect(notNumber.status == .badRequest)
             #expect(try notNumber.invalidFields() == ["offset"])
+            // A number given twice has no one value: refused, not read as its first.
+            let twice = try await client.send(.get, "/api/v1/species?limit=&limit=5")
+            #expect(twice.status == .badRequest)
+            #expect(try twice.invalidFields() == ["limit"])
+            #expect(try await client.send(.get, "/api/v1/species?is_hybrid=true&is_hybrid=false").status == .badRequest)
         }
     }
 
