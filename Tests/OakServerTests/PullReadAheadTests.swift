@@ -76,8 +76,11 @@ struct PullReadAheadTests {
             let note = try #require(rest.changes.last { $0["key"] as? String == noteID }?["record"] as? [String: Any])
             #expect((note["fields"] as? [String: Any])?["fieldNotes"] as? String == "Edited while the pull ran")
 
+            // At least the page read before the edit was let go. On PostgreSQL the instance may hear its own commit
+            // (the change log's notification) after a later page was read ahead under the head it knew before: that
+            // page is let go too and read again, never answered stale (the keys and the text above say so).
             let metrics = String(buffer: try await client.send(.get, "/metrics").body)
-            #expect(readAheadCount(metrics, "discarded") == 1)
+            #expect(readAheadCount(metrics, "discarded") >= 1)
         }
     }
 
