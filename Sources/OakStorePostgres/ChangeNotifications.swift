@@ -72,6 +72,16 @@ final class ChangeNotifications: Sendable {
         }
     }
 
+    /// This instance committed (or tried) a write: the head it knew is behind it. The next version reads the head
+    /// (a read already under way is not kept), so the notification of the commit, when it comes, announces the head
+    /// that read saw: a write moves the version once, not a second time when it is heard.
+    func wrote() {
+        state.withLock { state in
+            state.epoch &+= 1
+            state.head = nil
+        }
+    }
+
     /// Whether notifications arrive, how many were heard and the highest head announced: for metrics.
     var status: ChangeNotificationStatus {
         state.withLock { ChangeNotificationStatus(listening: $0.listening, heard: $0.heard, headHeard: $0.headHeard) }

@@ -173,7 +173,10 @@ public final class PostgresStore: Sendable {
         defer {
             activity.end(write: writing)
             // After the commit (or rollback): anything derived from the data before it is now suspect.
-            if writing { activity.bumpGeneration() }
+            if writing {
+                activity.bumpGeneration()
+                changeNotifications.wrote()
+            }
         }
         do {
             let logger = logger
