@@ -87,6 +87,7 @@ let package = Package(
                 "OakModels",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Ink", package: "Ink"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Resources/templates"), .copy("Resources/assets")]
         ),

@@ -19,7 +19,7 @@ from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCREENSHOTS = os.path.join(ROOT, ".build", "browser-screenshots")
@@ -62,6 +62,10 @@ class Server:
             self.base + path, method=method, data=json.dumps(body).encode(),
             headers={"Content-Type": "application/json", "Authorization": f"Bearer {KEY}"})
         with urllib.request.urlopen(request) as response:
+            return json.loads(response.read())
+
+    def get(self, path):
+        with urllib.request.urlopen(self.base + path) as response:
             return json.loads(response.read())
 
     def stop(self):
@@ -129,7 +133,7 @@ def accessible(driver, where):
     levels = [int(h.tag_name[1]) for h in driver.find_elements(By.CSS_SELECTOR, "h1, h2, h3, h4, h5, h6")]
     check(levels.count(1) == 1 and levels[0] == 1, f"{where}: headings {levels} do not start with one h1")
     check(all(b - a <= 1 for a, b in zip(levels, levels[1:])), f"{where}: headings {levels} skip a level")
-    for field in driver.find_elements(By.CSS_SELECTOR, "input, select, textarea"):
+    for field in driver.find_elements(By.CSS_SELECTOR, "input:not([type=hidden]), select, textarea"):
         ident = field.get_attribute("id")
         check(ident and driver.find_elements(By.CSS_SELECTOR, f"label[for='{ident}']"), f"{where}: a field without a label")
 
@@ -241,6 +245,110 @@ def test_keyboard_only(server, driver):
     check(driver.switch_to.active_element.get_attribute("id") == "q", "the search box is not reachable by keyboard")
     driver.switch_to.active_element.send_keys("cerris", Keys.ENTER)
     arrives(driver, "/search?q=cerris")
+
+
+def signed_in(driver, server, next_path):
+    """Signs in through the pages: the footer's link, the key typed, back on the page it left."""
+    driver.get(server.base + next_path)
+    driver.find_element(By.LINK_TEXT, "Sign in to edit").click()
+    arrives(driver, "/sign-in?next=")
+    accessible(driver, "/sign-in")
+    driver.find_element(By.ID, "key").send_keys(KEY, Keys.ENTER)
+    arrives(driver, next_path)
+    check("Signed in as owner" in driver.find_element(By.TAG_NAME, "header").text, "the header does not say who is signed in")
+
+
+def save_form(driver, fields):
+    """Types into a form's fields (replacing their text) and sends it with its button."""
+    for name, text in fields.items():
+        field = driver.find_element(By.NAME, name)
+        field.clear()
+        field.send_keys(text)
+    driver.find_element(By.CSS_SELECTOR, "form.edit button[type=submit]").click()
+
+
+def test_sign_in_and_edit_a_species(server, driver):
+    driver.get(server.base + "/species/alba")
+    check(not driver.find_elements(By.PARTIAL_LINK_TEXT, "Edit"), "edit links shown to a visitor")
+    signed_in(driver, server, "/species/alba")
+    cookie = driver.get_cookie("oak_session")
+    check(cookie and cookie["httpOnly"] and cookie.get("sameSite") == "Strict", f"session cookie {cookie}")
+    check(KEY not in cookie["value"], "the key is in the cookie")
+    check("oak_session" not in driver.execute_script("return document.cookie"), "a script can read the session cookie")
+    driver.find_element(By.LINK_TEXT, "Edit this species").click()
+    arrives(driver, "/edit/species/alba")
+    accessible(driver, "/edit/species/alba")
+    console_clean(driver, "/edit/species/alba")
+    shot(driver, "desktop-edit-species")
+    save_form(driver, {"author": "L. (edited in a browser)", "synonyms": "Quercus candida"})
+    arrives(driver, "/species/alba")
+    check("L. (edited in a browser)" in driver.find_element(By.TAG_NAME, "h1").text, "the species page does not show the edit")
+    check("Quercus candida" in driver.find_element(By.CSS_SELECTOR, "dl.facts").text, "the synonym is not shown")
+    # A refused value is shown beside its field, and the text typed stays.
+    driver.find_element(By.LINK_TEXT, "Edit this species").click()
+    Select(driver.find_element(By.NAME, "subgenus")).select_by_value("Cerris")
+    save_form(driver, {"author": "a" * 1001, "conservation_status": "Kept text"})
+    WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".field.invalid .error"))
+    error = driver.find_element(By.CSS_SELECTOR, ".field.invalid .error")
+    check(error.text == "must be 0 to 1000 characters long", f"the error beside the author is {error.text!r}")
+    check(error.get_attribute("id") == driver.find_element(By.NAME, "author").get_attribute("aria-errormessage"), "the error is not tied to its field")
+    check(driver.find_element(By.NAME, "conservation_status").get_attribute("value") == "Kept text", "the typed text was lost")
+    check(Select(driver.find_element(By.NAME, "subgenus")).first_selected_option.text == "Cerris", "the chosen subgenus was lost")
+    check(server.get("/api/v1/species/alba")["subgenus"] == "Quercus", "a refused form changed the species")
+    driver.get_log("browser")  # The refused form's 400, in the console, was expected.
+
+
+def test_hostile_text_typed_into_my_notes_runs_nothing(server, driver):
+    driver.get(server.base + "/species/alba")
+    driver.find_element(By.LINK_TEXT, "Write my notes").click()
+    arrives(driver, "/edit/species/alba/notes")
+    accessible(driver, "/edit/species/alba/notes")
+    save_form(driver, {"leaf": "Lobes *rounded*.", "fieldNotes": ATTACK})
+    arrives(driver, "/species/alba")
+    nothing_ran(driver, "/species/alba with notes")
+    console_clean(driver, "/species/alba with notes")
+    check(driver.find_elements(By.CSS_SELECTOR, ".source em"), "the note's markdown was not rendered")
+    driver.find_element(By.LINK_TEXT, "Edit my notes").click()
+    check(driver.find_element(By.NAME, "fieldNotes").get_attribute("value") == ATTACK, "the note's text did not come back as typed")
+    nothing_ran(driver, "the notes form")
+
+
+def test_a_conflict_between_two_sessions(server, driver):
+    other = browser(1280, 900)
+    try:
+        signed_in(other, server, "/species/alba")
+        driver.get(server.base + "/edit/species/alba")
+        other.get(server.base + "/edit/species/alba")
+        save_form(driver, {"author": "Saved first"})
+        arrives(driver, "/species/alba")
+        save_form(other, {"author": "Saved second", "conservation_status": "LC"})
+        try:
+            WebDriverWait(other, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, ".notice.conflict"))
+        except Exception:
+            raise AssertionError("no conflict page")
+        check("Changed since you opened this form" in other.find_element(By.CSS_SELECTOR, ".notice.conflict").text, "the conflict is not explained")
+        check(other.find_element(By.NAME, "author").get_attribute("value") == "Saved second", "the typed text was lost")
+        check("Saved first" in other.find_element(By.CSS_SELECTOR, ".saved").text, "the conflict page does not show what is saved")
+        accessible(other, "the conflict page")
+        shot(other, "desktop-conflict")
+        check(server.get("/api/v1/species/alba")["author"] == "Saved first", "the second session overwrote the first")
+        other.get_log("browser")  # The conflict's 409, in the console, was expected.
+        other.find_element(By.CSS_SELECTOR, "form.edit button[type=submit]").click()
+        arrives(other, "/species/alba")
+        check("Saved second" in other.find_element(By.TAG_NAME, "h1").text, "saving again did not overwrite")
+    finally:
+        other.quit()
+
+
+def test_sign_out(server, driver):
+    driver.get(server.base + "/species/alba")
+    driver.find_element(By.CSS_SELECTOR, "form.session button").click()
+    arrives(driver, server.base + "/")
+    check(driver.get_cookie("oak_session") is None, "the session cookie is still there")
+    driver.get(server.base + "/species/alba")
+    check(not driver.find_elements(By.PARTIAL_LINK_TEXT, "Edit"), "edit links after signing out")
+    driver.get(server.base + "/edit/species/alba")
+    arrives(driver, "/sign-in?next=")
 
 
 def test_phone_sized_viewport(server, phone):

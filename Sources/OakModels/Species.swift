@@ -23,6 +23,9 @@ public struct Species: Codable, Hashable, Sendable {
     /// Subgenera accepted in `subgenus`.
     public static let subgenera = ["Quercus", "Cerris", "Cyclobalanopsis"]
 
+    /// The name a species goes by in the apps and on the pages: "Quercus alba", "Quercus × bebbiana".
+    public static func fullName(_ scientificName: String) -> String { "Quercus \(scientificName)" }
+
     public init(
         scientificName: String, author: String? = nil, isHybrid: Bool = false, conservationStatus: String? = nil,
         subgenus: String? = nil, section: String? = nil, subsection: String? = nil, complex: String? = nil,

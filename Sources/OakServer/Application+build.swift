@@ -112,8 +112,13 @@ private func addRoutes(
     func writes(_ group: RouterGroup<OakRequestContext>, _ ability: Ability) -> RouterGroup<OakRequestContext> {
         group.add(middleware: WriteAccessMiddleware(ability: ability, authenticator: authenticator))
     }
-    let web = configuration.web ? (try? WebPages()).map { WebController(store: store, pages: $0) } : nil
-    web?.addRoutes(to: router.group(""))
+    let viewers = WebViewers(sessions: WebSessions(ownerKey: configuration.ownerKey), tokens: store, trustProxy: configuration.trustProxy)
+    let web = configuration.web ? (try? WebPages()).map { WebController(store: store, pages: $0, viewers: viewers) } : nil
+    if let web {
+        web.addRoutes(to: router.group(""))
+        WebSessionController(pages: web.pages, viewers: viewers, authenticator: authenticator).addRoutes(to: router.group(""))
+        WebEditController(store: store, pages: web.pages, viewers: viewers, web: web).addRoutes(to: router.group(""))
+    }
     IndexController(web: web).addRoutes(to: router.group(""))
     let health = HealthController(repository: store)
     health.addRoutes(to: router.group(""))

@@ -34,8 +34,13 @@ extension Request {
         var request = self
         let buffer = try await request.collectBody(upTo: .max)
         guard buffer.readableBytes > 0 else { throw OakError.invalid("body", "must be a JSON object") }
-        let data = Data(buffer: buffer)
-        try Self.rejectNULCharacters(in: data)
+        return try Self.decodeJSON(type, from: Data(buffer: buffer))
+    }
+
+    /// Decodes a request body as `decodeJSON` does (the pages' forms are decoded this way too, as the JSON body
+    /// the API would take).
+    static func decodeJSON<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        try rejectNULCharacters(in: data)
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {

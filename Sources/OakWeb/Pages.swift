@@ -2,7 +2,82 @@ import Foundation
 import OakModels
 
 // The values the templates read (by their property names, through reflection). Every page carries what the
-// layout needs: its title, its description (`<meta name="description">` and Open Graph) and the search text.
+// layout needs in its `frame`.
+
+/// Who asked for a page: the path asked for, and who is signed in (nil when no one is).
+public struct PageRequest: Sendable {
+    public let path: String
+    public let viewer: Viewer?
+
+    public init(path: String, viewer: Viewer?) {
+        self.path = path
+        self.viewer = viewer
+    }
+}
+
+/// A signed-in person as the pages show them: their name, their forms' token, and what they may edit.
+public struct Viewer: Sendable {
+    public let name: String
+    public let formToken: String
+    public let editsSpecies: Bool
+    public let editsTaxa: Bool
+    public let editsSources: Bool
+    public let editsNotes: Bool
+
+    public init(name: String, formToken: String, abilities: (Ability) -> Bool) {
+        self.name = name
+        self.formToken = formToken
+        editsSpecies = abilities(.speciesWrite)
+        editsTaxa = abilities(.taxaWrite)
+        editsSources = abilities(.sourcesWrite)
+        editsNotes = abilities(.notesWrite)
+    }
+}
+
+/// What the layout shows around a page: its title, its description (`<meta name="description">` and Open
+/// Graph), the search text, and the signed-in person's name, form token and what they may edit (flat, so a
+/// template reads `frame.editsSpecies`).
+struct PageFrame {
+    let title: String
+    let description: String
+    var query: String? = nil
+    /// The landing page's title is the site's name alone.
+    var home = false
+    private(set) var signedIn = false
+    private(set) var viewerName = ""
+    private(set) var formToken = ""
+    private(set) var editsSpecies = false
+    private(set) var editsTaxa = false
+    private(set) var editsSources = false
+    private(set) var editsNotes = false
+    /// The sign-in page, coming back here after.
+    private(set) var signInHref = "/sign-in"
+
+    init(title: String, description: String, query: String? = nil, home: Bool = false) {
+        self.title = title
+        self.description = description
+        self.query = query
+        self.home = home
+    }
+
+    /// The frame of a page answering `request`.
+    mutating func show(to request: PageRequest) {
+        signInHref = "/sign-in?next=" + (request.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/")
+        guard let viewer = request.viewer else { return }
+        signedIn = true
+        viewerName = viewer.name
+        formToken = viewer.formToken
+        editsSpecies = viewer.editsSpecies
+        editsTaxa = viewer.editsTaxa
+        editsSources = viewer.editsSources
+        editsNotes = viewer.editsNotes
+    }
+}
+
+/// A page: a value the templates read, with its frame.
+protocol FramedPage {
+    var frame: PageFrame { get set }
+}
 
 /// A link to a page of this site.
 struct PageLink {
@@ -25,10 +100,18 @@ struct RenderedField {
 }
 
 /// Paths of the site's pages; names and keys percent-encoded as one path segment.
-enum SitePath {
-    static func species(_ name: String) -> String { "/species/\(segment(name))" }
-    static func taxon(_ level: TaxonLevel, _ name: String) -> String { "/taxa/\(level.rawValue)/\(segment(name))" }
-    static func source(_ id: Int) -> String { "/sources/\(id)" }
+public enum SitePath {
+    public static func species(_ name: String) -> String { "/species/\(segment(name))" }
+    public static func taxon(_ level: TaxonLevel, _ name: String) -> String { "/taxa/\(level.rawValue)/\(segment(name))" }
+    public static func source(_ id: Int) -> String { "/sources/\(id)" }
+
+    // The forms (`WebEditController`): `/edit/…` for a record, `/new/…` to add one.
+    public static func speciesForm(_ name: String) -> String { "/edit" + species(name) }
+    public static func descriptionForm(_ name: String, _ sourceId: Int) -> String { "/edit\(species(name))/sources/\(sourceId)" }
+    public static func notesForm(_ name: String) -> String { "/edit\(species(name))/notes" }
+    public static func newDescriptionForm(_ name: String) -> String { "/new\(species(name))/description" }
+    public static func sourceForm(_ id: Int) -> String { "/edit" + source(id) }
+    public static func taxonForm(_ level: TaxonLevel, _ name: String) -> String { "/edit" + taxon(level, name) }
 
     private static let segmentCharacters = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/;?#"))
 
@@ -37,28 +120,24 @@ enum SitePath {
     }
 
     static func speciesLinks(_ names: [String]) -> [PageLink] {
-        names.map { PageLink(name: fullName($0), href: species($0)) }
+        names.map { PageLink(name: Species.fullName($0), href: species($0)) }
     }
 }
 
-/// The name a species goes by on a page: "Quercus alba".
-func fullName(_ name: String) -> String { "Quercus \(name)" }
-
-struct HomePage {
+struct HomePage: FramedPage {
     struct Count {
         let label: String
         let value: Int
     }
 
-    /// The landing page's title is the site's name alone.
-    let home = true
-    let title = "Oak Compendium"
-    let description: String
-    let query: String? = nil
+    var frame: PageFrame
     let counts: [Count]
 
     init(_ stats: CatalogStats) {
-        description = "An oak compendium of \(stats.species) species and hybrids, with descriptions from \(stats.sources) sources side by side."
+        frame = PageFrame(
+            title: "Oak Compendium",
+            description: "An oak compendium of \(stats.species) species and hybrids, with descriptions from \(stats.sources) sources side by side.",
+            home: true)
         counts = [
             Count(label: "species", value: stats.speciesCount), Count(label: "hybrids", value: stats.hybridCount),
             Count(label: "taxa", value: stats.taxaCount), Count(label: "sources", value: stats.sourceCount),
@@ -66,25 +145,23 @@ struct HomePage {
     }
 }
 
-struct SearchPage {
+struct SearchPage: FramedPage {
     struct TaxonResult {
         let name: String
         let level: String
         let href: String
     }
 
-    let title: String
-    let description: String
-    let query: String?
+    var frame: PageFrame
     let species: [PageLink]
     let taxa: [TaxonResult]
     let sources: [PageLink]
     let nothing: Bool
 
     init(_ result: CatalogSearchResult) {
-        title = result.query.isEmpty ? "Search" : "Search: \(result.query)"
-        description = "Species, taxa and sources of the oak compendium matching a search."
-        query = result.query
+        frame = PageFrame(
+            title: result.query.isEmpty ? "Search" : "Search: \(result.query)",
+            description: "Species, taxa and sources of the oak compendium matching a search.", query: result.query)
         species = SitePath.speciesLinks(result.species.map(\.scientificName))
         taxa = result.taxa.map { TaxonResult(name: $0.name, level: $0.level.rawValue, href: SitePath.taxon($0.level, $0.name)) }
         sources = result.sources.map { PageLink(name: $0.name, href: SitePath.source($0.id)) }
@@ -92,7 +169,7 @@ struct SearchPage {
     }
 }
 
-struct SpeciesPage {
+struct SpeciesPage: FramedPage {
     struct Rank {
         let level: String
         let name: String
@@ -108,11 +185,14 @@ struct SpeciesPage {
         let licenseURL: String?
         let preferred: Bool
         let fields: [RenderedField]
+        /// The owner's own notes (the personal-observation source), edited as notes.
+        let isNotes: Bool
+        let editHref: String
     }
 
-    let title: String
-    let description: String
-    let query: String? = nil
+    var frame: PageFrame
+    /// The species' own name, for the paths of its edit forms.
+    let scientificName: String
     let name: String
     let author: String?
     let isHybrid: Bool
@@ -126,11 +206,15 @@ struct SpeciesPage {
     let localNames: String?
     let externalLinks: [PageLink]
     let sources: [SourceColumn]
+    let hasNotes: Bool
+    let editHref: String
+    let notesHref: String
+    let newDescriptionHref: String
 
     init(_ full: SpeciesFull, sources known: [Source]) {
         let species = full.species
-        name = fullName(species.scientificName)
-        title = name
+        scientificName = species.scientificName
+        name = Species.fullName(species.scientificName)
         author = species.author
         isHybrid = species.isHybrid
         let levels: [(TaxonLevel, String?)] = [
@@ -160,12 +244,19 @@ struct SpeciesPage {
                     ("Range", record.range), ("Growth habit", record.growthHabit), ("Leaves", record.leaves), ("Flowers", record.flowers),
                     ("Fruits", record.fruits), ("Bark", record.bark), ("Twigs", record.twigs), ("Buds", record.buds),
                     ("Hardiness and habitat", record.hardinessHabitat), ("Miscellaneous", record.miscellaneous),
-                ]))
+                ]),
+                isNotes: record.sourceId == Source.personalObservationID,
+                editHref: record.sourceId == Source.personalObservationID
+                    ? SitePath.notesForm(species.scientificName) : SitePath.descriptionForm(species.scientificName, record.sourceId))
         }
+        hasNotes = full.sources.contains { $0.record.sourceId == Source.personalObservationID }
+        editHref = SitePath.speciesForm(species.scientificName)
+        notesHref = SitePath.notesForm(species.scientificName)
+        newDescriptionHref = SitePath.newDescriptionForm(species.scientificName)
         var summary = "\(name)\(species.isHybrid ? ", a hybrid oak" : ", an oak")"
         if let section = species.section { summary += " of section \(section)" }
         summary += ", described by \(full.sources.count) source\(full.sources.count == 1 ? "" : "s")."
-        description = summary
+        frame = PageFrame(title: name, description: summary)
     }
 
     /// An external link (`{"name", "url"}` or a bare URL) the page may show.
@@ -183,7 +274,7 @@ struct SpeciesPage {
     }
 }
 
-struct TaxonomyPage {
+struct TaxonomyPage: FramedPage {
     /// A taxon with the taxa under it.
     struct Node {
         let name: String
@@ -193,9 +284,8 @@ struct TaxonomyPage {
         let children: [Node]
     }
 
-    let title = "Taxonomy"
-    let description = "The oak genus as a tree: subgenera, sections, subsections and complexes, with their species."
-    let query: String? = nil
+    var frame = PageFrame(
+        title: "Taxonomy", description: "The oak genus as a tree: subgenera, sections, subsections and complexes, with their species.")
     let roots: [Node]
 
     init(_ taxa: [Taxon]) {
@@ -218,22 +308,23 @@ struct TaxonomyPage {
     }
 }
 
-struct TaxonPage {
-    let title: String
-    let description: String
-    let query: String? = nil
+struct TaxonPage: FramedPage {
+    var frame: PageFrame
     let name: String
     let level: String
     let author: String?
     let parent: PageLink?
     let notes: String?
     let species: [PageLink]
+    let editHref: String
 
     init(_ taxon: Taxon, species: [Species]) {
         name = taxon.name
         level = taxon.level.rawValue
-        title = "\(taxon.level.rawValue.capitalized) \(taxon.name)"
-        description = "The oaks of \(taxon.level.rawValue) \(taxon.name): \(species.count) species and hybrids."
+        frame = PageFrame(
+            title: "\(taxon.level.rawValue.capitalized) \(taxon.name)",
+            description: "The oaks of \(taxon.level.rawValue) \(taxon.name): \(species.count) species and hybrids.")
+        editHref = SitePath.taxonForm(taxon.level, taxon.name)
         author = taxon.author
         if let level = taxon.level.parentLevel, let name = taxon.parent {
             parent = PageLink(name: "\(level.rawValue) \(name)", href: SitePath.taxon(level, name))
@@ -245,7 +336,7 @@ struct TaxonPage {
     }
 }
 
-struct SourcesPage {
+struct SourcesPage: FramedPage {
     struct Row {
         let name: String
         let href: String
@@ -254,9 +345,7 @@ struct SourcesPage {
         let count: Int
     }
 
-    let title = "Sources"
-    let description = "The sources the compendium's descriptions come from."
-    let query: String? = nil
+    var frame = PageFrame(title: "Sources", description: "The sources the compendium's descriptions come from.")
     let sources: [Row]
 
     init(_ sources: [Source]) {
@@ -264,10 +353,9 @@ struct SourcesPage {
     }
 }
 
-struct SourcePage {
-    let title: String
-    let description: String
-    let query: String? = nil
+struct SourcePage: FramedPage {
+    var frame: PageFrame
+    let id: Int
     let name: String
     let kind: String
     let author: String?
@@ -282,9 +370,9 @@ struct SourcePage {
     let species: [PageLink]
 
     init(_ source: Source, species: [Species]) {
+        id = source.id
         name = source.name
-        title = source.name
-        description = "\(source.name): the \(species.count) oak species it describes in the compendium."
+        frame = PageFrame(title: source.name, description: "\(source.name): the \(species.count) oak species it describes in the compendium.")
         kind = source.sourceType
         author = source.author
         year = source.year
@@ -299,15 +387,99 @@ struct SourcePage {
     }
 }
 
-struct ProblemPage {
-    let title: String
-    let description: String
-    let query: String? = nil
+struct ProblemPage: FramedPage {
+    var frame: PageFrame
     let message: String
 
     init(title: String, message: String) {
-        self.title = title
-        description = message
+        frame = PageFrame(title: title, description: message)
         self.message = message
     }
+}
+
+/// An edit form as a page: a record's fields with the text to show, the errors of a refused submission beside
+/// their fields, and, after a conflict, what is saved now beside each field that differs from the submission.
+struct FormPage: FramedPage {
+    struct ShownField {
+        struct Option {
+            let value: String
+            let label: String
+            let selected: Bool
+        }
+
+        let id: String
+        let key: String
+        let label: String
+        let hint: String?
+        let value: String
+        let error: String?
+        /// After a conflict: the field's text as saved now, when it differs from the submitted text.
+        let saved: String?
+        let isLine: Bool
+        let isNumber: Bool
+        let isArea: Bool
+        let rows: Int
+        let isFlag: Bool
+        let checked: Bool
+        let isChoice: Bool
+        let options: [Option]
+    }
+
+    var frame: PageFrame
+    let heading: String
+    let action: String
+    let cancelHref: String
+    let submitLabel: String
+    let version: String
+    let fields: [ShownField]
+    /// Errors that name no field of the form.
+    let problems: [String]
+    let conflict: Bool
+
+    init(_ form: EditForm, heading: String, action: String, cancelHref: String, submitLabel: String, state: FormState) {
+        frame = PageFrame(title: heading, description: heading)
+        self.heading = heading
+        self.action = action
+        self.cancelHref = cancelHref
+        self.submitLabel = submitLabel
+        version = state.version
+        conflict = state.saved != nil
+        var unclaimed = state.errors
+        fields = form.fields.map { field in
+            let claimed = unclaimed.filter { $0.field == field.key || $0.field.hasSuffix(".\(field.key)") }
+            unclaimed.removeAll { $0.field == field.key || $0.field.hasSuffix(".\(field.key)") }
+            let value = state.values[field.key] ?? ""
+            let saved = state.saved.flatMap { saved in (saved[field.key] ?? "") == value ? nil : (saved[field.key] ?? "") }
+            var options: [ShownField.Option] = []
+            if case .choice(let choices, _) = field.kind {
+                options =
+                    [ShownField.Option(value: "", label: "—", selected: value.isEmpty)]
+                    + choices.map { ShownField.Option(value: $0.value, label: $0.label, selected: $0.value == value) }
+            }
+            let kind = field.kind
+            let isArea: Bool
+            let rows: Int
+            switch kind {
+            case .text: (isArea, rows) = (true, 5)
+            case .list, .links: (isArea, rows) = (true, 3)
+            default: (isArea, rows) = (false, 0)
+            }
+            let isFlag = if case .flag = kind { true } else { false }
+            let isNumber = if case .number = kind { true } else { false }
+            let isLine = if case .line = kind { true } else { false }
+            return ShownField(
+                id: "field-\(field.key)", key: field.key, label: field.label, hint: field.hint, value: value,
+                error: claimed.isEmpty ? nil : claimed.map(\.message).joined(separator: "; "), saved: saved.map { $0.isEmpty ? "(empty)" : $0 },
+                isLine: isLine, isNumber: isNumber, isArea: isArea, rows: rows, isFlag: isFlag, checked: isFlag && !value.isEmpty,
+                isChoice: !options.isEmpty, options: options)
+        }
+        problems = unclaimed.map { $0.field.isEmpty ? $0.message : "\($0.field) \($0.message)" }
+    }
+}
+
+/// The sign-in page: an API key, exchanged for a session.
+struct SignInPage: FramedPage {
+    var frame = PageFrame(title: "Sign in", description: "Sign in to edit the compendium.")
+    let next: String
+    let error: String?
 }

@@ -35,47 +35,61 @@ public struct WebPages: Sendable {
     }
 
     /// The landing page: search, and what the compendium holds.
-    public func home(_ stats: CatalogStats) -> String {
-        render(HomePage(stats), "home")
+    public func home(_ stats: CatalogStats, for request: PageRequest) -> String {
+        render(HomePage(stats), "home", request)
     }
 
     /// A search's results, grouped as the API groups them.
-    public func search(_ result: CatalogSearchResult) -> String {
-        render(SearchPage(result), "search")
+    public func search(_ result: CatalogSearchResult, for request: PageRequest) -> String {
+        render(SearchPage(result), "search", request)
     }
 
     /// A species: taxonomy, relatives, and every source's description side by side (the owner's own notes are
     /// the personal-observation source's).
-    public func species(_ full: SpeciesFull, sources: [Source]) -> String {
-        render(SpeciesPage(full, sources: sources), "species")
+    public func species(_ full: SpeciesFull, sources: [Source], for request: PageRequest) -> String {
+        render(SpeciesPage(full, sources: sources), "species", request)
     }
 
     /// The taxonomy as a tree, with the species each taxon holds.
-    public func taxonomy(_ taxa: [Taxon]) -> String {
-        render(TaxonomyPage(taxa), "taxonomy")
+    public func taxonomy(_ taxa: [Taxon], for request: PageRequest) -> String {
+        render(TaxonomyPage(taxa), "taxonomy", request)
     }
 
     /// A taxon and its species.
-    public func taxon(_ taxon: Taxon, species: [Species]) -> String {
-        render(TaxonPage(taxon, species: species), "taxon")
+    public func taxon(_ taxon: Taxon, species: [Species], for request: PageRequest) -> String {
+        render(TaxonPage(taxon, species: species), "taxon", request)
     }
 
     /// Every source.
-    public func sources(_ sources: [Source]) -> String {
-        render(SourcesPage(sources), "sources")
+    public func sources(_ sources: [Source], for request: PageRequest) -> String {
+        render(SourcesPage(sources), "sources", request)
     }
 
     /// A source and the species it describes.
-    public func source(_ source: Source, species: [Species]) -> String {
-        render(SourcePage(source, species: species), "source")
+    public func source(_ source: Source, species: [Species], for request: PageRequest) -> String {
+        render(SourcePage(source, species: species), "source", request)
     }
 
     /// A page for what is not here (404), or a request the page cannot answer.
-    public func problem(title: String, message: String) -> String {
-        render(ProblemPage(title: title, message: message), "problem")
+    public func problem(title: String, message: String, for request: PageRequest) -> String {
+        render(ProblemPage(title: title, message: message), "problem", request)
     }
 
-    private func render(_ page: some Any, _ template: String) -> String {
-        library.render(page, withTemplate: template) ?? ""
+    /// An edit form (`EditForm`) in a state: a record opened for editing, or a submission refused.
+    public func form(
+        _ form: EditForm, heading: String, action: String, cancelHref: String, submitLabel: String, state: FormState, for request: PageRequest
+    ) -> String {
+        render(FormPage(form, heading: heading, action: action, cancelHref: cancelHref, submitLabel: submitLabel, state: state), "form", request)
+    }
+
+    /// The sign-in form; `next` is the page to go back to, `error` why the last try failed.
+    public func signIn(next: String, error: String?, for request: PageRequest) -> String {
+        render(SignInPage(next: next, error: error), "sign-in", request)
+    }
+
+    private func render(_ page: some FramedPage, _ template: String, _ request: PageRequest) -> String {
+        var page = page
+        page.frame.show(to: request)
+        return library.render(page, withTemplate: template) ?? ""
     }
 }

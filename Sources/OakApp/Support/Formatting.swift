@@ -5,7 +5,7 @@ import OakModels
 public enum Formatting {
     /// A species' full name: "Quercus alba", "Quercus × bebbiana".
     public static func fullName(_ name: String) -> String {
-        "Quercus \(name)"
+        Species.fullName(name)
     }
 
     /// What an empty field invites the user to write.

@@ -59,8 +59,8 @@ struct CachedReads: Sendable {
     static let speciesPrefix = "/api/v1/species/"
     static let speciesRoute = "/api/v1/species/{name}"
 
-    /// The request whose head is `head` with its answer, when it is a GET with no body, no `Origin` and no
-    /// `Connection: close` whose answer the cache holds and is known to be current, or that is made from
+    /// The request whose head is `head` with its answer, when it is a GET with no body, no `Origin`, no session
+    /// cookie and no `Connection: close` whose answer the cache holds and is known to be current, or that is made from
     /// memory (`madeInMemory`); else nil, and the router answers.
     func held(_ head: HTTPRequest) -> HeldRead? {
         guard head.method == .get, let uri = head.path else { return nil }
@@ -70,7 +70,7 @@ struct CachedReads: Sendable {
         let fields = head.headerFields
         let acceptEncoding = fields[.acceptEncoding]
         // `Connection: close` is the router's to honor: it closes the connection after its answer.
-        guard fields[.origin] == nil, fields[.connection] != "close", fields[.transferEncoding] == nil,
+        guard fields[.origin] == nil, fields[.connection] != "close", !WebViewers.carriesSession(fields), fields[.transferEncoding] == nil,
             (fields[.contentLength] ?? "0") == "0", let version = store.knownDataVersion,
             case let key = ResponseCacheMiddleware.key(uri, acceptEncoding: acceptEncoding),
             let entry = cache.currentEntry(for: key, at: version) ?? madeInMemory(uri, path: path, key: key, at: version, acceptEncoding)

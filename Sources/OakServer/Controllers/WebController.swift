@@ -6,12 +6,14 @@ import OakStore
 import OakWeb
 
 /// The compendium's pages for browsers (`OakWeb`): the landing page (`/`, when the browser asks for HTML; see
-/// `IndexController`), search, species, the taxonomy, taxa, sources, and the stylesheet. Read-only. A page is
-/// answered like any cacheable read (`ResponseCacheMiddleware`: kept until the data changes, with an ETag, and
-/// gzip-compressed for clients that take it); a record that does not exist is a 404 page, not JSON.
+/// `IndexController`), search, species, the taxonomy, taxa, sources, and the stylesheet. A page is answered like
+/// any cacheable read (`ResponseCacheMiddleware`: kept until the data changes, with an ETag, and gzip-compressed for
+/// clients that take it), except to a signed-in browser, whose pages carry its edit links and form token; a
+/// record that does not exist is a 404 page, not JSON. The forms are `WebEditController`'s.
 struct WebController {
     let store: any CompendiumStore
     let pages: WebPages
+    let viewers: WebViewers
 
     /// The pages load only their own stylesheet and script, and the script asks only this server: nothing inline,
     /// no frame, no other site.
@@ -48,33 +50,33 @@ struct WebController {
     }
 
     @Sendable func home(_ request: Request, context: OakRequestContext) async throws -> Response {
-        try await page { try await pages.home(store.stats()) }
+        try await page(request) { try await pages.home(store.stats(), for: $0) }
     }
 
     @Sendable func search(_ request: Request, context: OakRequestContext) async throws -> Response {
         let query = (request.queryValues.string("q") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        return try await page {
+        return try await page(request) { visit in
             let result =
                 query.isEmpty
                 ? CatalogSearchResult(query: "", species: [], taxa: [], sources: [])
                 : try await store.search(query: query, limit: Pagination.defaultLimit)
-            return pages.search(result)
+            return pages.search(result, for: visit)
         }
     }
 
     @Sendable func species(_ request: Request, context: OakRequestContext) async throws -> Response {
-        try await page {
+        try await page(request) { visit in
             let full = try await store.speciesFull(named: try context.pathParameter("name"))
-            return pages.species(full, sources: try await store.listSources())
+            return pages.species(full, sources: try await store.listSources(), for: visit)
         }
     }
 
     @Sendable func taxonomy(_ request: Request, context: OakRequestContext) async throws -> Response {
-        try await page { pages.taxonomy(try await store.listTaxa(level: nil, parent: nil, limit: nil, offset: 0).data) }
+        try await page(request) { pages.taxonomy(try await store.listTaxa(level: nil, parent: nil, limit: nil, offset: 0).data, for: $0) }
     }
 
     @Sendable func taxon(_ request: Request, context: OakRequestContext) async throws -> Response {
-        try await page {
+        try await page(request) { visit in
             let level = try TaxonLevel.parse(try context.pathParameter("level"))
             let taxon = try await store.taxon(level: level, name: try context.pathParameter("name"))
             var filter = SpeciesFilter()
@@ -84,18 +86,18 @@ struct WebController {
             case .subsection: filter.subsection = taxon.name
             case .complex: filter.complex = taxon.name
             }
-            return pages.taxon(taxon, species: try await allSpecies(filter))
+            return pages.taxon(taxon, species: try await allSpecies(filter), for: visit)
         }
     }
 
     @Sendable func sources(_ request: Request, context: OakRequestContext) async throws -> Response {
-        try await page { pages.sources(try await store.listSources()) }
+        try await page(request) { pages.sources(try await store.listSources(), for: $0) }
     }
 
     @Sendable func source(_ request: Request, context: OakRequestContext) async throws -> Response {
-        try await page {
+        try await page(request) { visit in
             let source = try await store.source(id: try context.pathInt("id"))
-            return pages.source(source, species: try await allSpecies(SpeciesFilter(sourceId: source.id)))
+            return pages.source(source, species: try await allSpecies(SpeciesFilter(sourceId: source.id)), for: visit)
         }
     }
 
@@ -127,13 +129,24 @@ struct WebController {
     }
 
     /// A page as HTML, or the page of the error the store gave (a record that is not there is a 404 page).
-    private func page(_ render: () async throws -> String) async throws -> Response {
+    private func page(_ request: Request, _ render: (PageRequest) async throws -> String) async throws -> Response {
+        let visit = try await viewers.pageRequest(request)
         do {
-            return Self.html(try await render())
+            return Self.html(try await render(visit))
         } catch let error as OakError where error.code.httpStatus < 500 {
-            let title = error.code == .notFound ? "Not found" : "Cannot show this page"
-            return Self.html(pages.problem(title: title, message: error.message), status: HTTPResponse.Status(code: error.code.httpStatus))
+            return problem(error, for: visit)
         }
+    }
+
+    /// The page of an error a client can mend (a 4xx), with its status.
+    func problem(_ error: OakError, for visit: PageRequest) -> Response {
+        let title =
+            switch error.code {
+            case .notFound: "Not found"
+            case .forbidden, .unauthorized: "Not allowed"
+            default: "Cannot show this page"
+            }
+        return Self.html(pages.problem(title: title, message: error.message, for: visit), status: HTTPResponse.Status(code: error.code.httpStatus))
     }
 
     static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {

@@ -3,7 +3,8 @@ import Hummingbird
 import NIOCore
 import OakModels
 
-/// Rejects bodies larger than the cap (413) and bodies that are not JSON (415) before any work is done. A body
+/// Rejects bodies larger than the cap (413) and bodies that are not JSON (415; the pages' forms post form data) before any
+/// work is done. A body
 /// whose length is not declared (chunked) is read here, up to the cap, so the cap holds for it too.
 struct RequestLimitsMiddleware: RouterMiddleware {
     let maxBodySize: Int
@@ -16,7 +17,9 @@ struct RequestLimitsMiddleware: RouterMiddleware {
             throw tooLarge
         }
         guard [.post, .put, .patch].contains(request.method) else { return try await next(request, context) }
-        if let type = request.headers[.contentType], !Self.isJSON(type), request.headers[.contentLength] != "0" {
+        if let type = request.headers[.contentType], !Self.isJSON(type), request.headers[.contentLength] != "0",
+            !(WebEditController.takesForms(request.uri.path) && WebEditController.isForm(type))
+        {
             throw OakError(.unsupportedMediaType, "Send the body as application/json, not \(type)")
         }
         var request = request

@@ -6,8 +6,8 @@ import Hummingbird
 import OakModels
 import OakStore
 
-/// Serves repeated reads from memory: a successful GET under `/api/v1`, or of a page (`WebController`), asked for a
-/// second time is kept, with its headers, until a change it depends on (see `ResponseCache.Dependency`): a note
+/// Serves repeated reads from memory: a successful GET under `/api/v1`, or of a page (`WebController`) to a browser
+/// that is not signed in, asked for a second time is kept, with its headers, until a change it depends on (see `ResponseCache.Dependency`): a note
 /// edit drops its species' full record, not every answer. It sits outside compression, so a gzipped body is kept
 /// too (keyed by whether the client accepts gzip). Every answer it keeps gets a strong ETag (a hash of the body,
 /// unless the route set one), and it answers `If-None-Match` itself.
@@ -18,7 +18,9 @@ struct ResponseCacheMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: OakRequestContext, next: (Request, OakRequestContext) async throws -> Response)
         async throws -> Response
     {
-        guard request.method == .get, Self.isCacheable(request.uri.path) else { return try await next(request, context) }
+        guard request.method == .get, Self.isCacheable(request.uri.path), !WebViewers.carriesSession(request.headers) else {
+            return try await next(request, context)
+        }
         var context = context
         let version = try await store.dataVersion()
         context.dataVersion = version

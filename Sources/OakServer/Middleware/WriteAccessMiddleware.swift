@@ -14,6 +14,11 @@ struct Authenticator: Sendable {
     /// The caller, or nil when the request presents no key; a key that matches nothing is a 401.
     func caller(of request: Request) async throws -> APIToken? {
         guard let key = Self.presentedKey(request) else { return nil }
+        return try await caller(of: key)
+    }
+
+    /// The caller a key belongs to; a key that matches nothing is a 401.
+    func caller(of key: String) async throws -> APIToken {
         if constantTimeEquals(key, ownerKey) { return Self.owner }
         guard let token = try await tokens.authenticate(secret: key) else {
             throw OakError(.unauthorized, "The API key is not valid")
