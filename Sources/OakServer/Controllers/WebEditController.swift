@@ -183,14 +183,16 @@ struct WebEditController {
 
     /// A form opened on its record; a browser that is not signed in is sent to sign in first.
     func show(
-        _ request: Request, _ context: OakRequestContext, _ target: (Request, OakRequestContext) async throws -> Target
+        _ request: Request, _ context: OakRequestContext, _ resolve: (Request, OakRequestContext) async throws -> Target
     ) async throws -> Response {
-        guard let signedIn = try await viewers.signedIn(request) else {
-            return Response(status: .seeOther, headers: [.location: "/sign-in?next=" + Self.queryValue(request.uri.description)])
-        }
+        let signedIn = try await viewers.signedIn(request)
         let visit = viewers.pageRequest(request, signedIn: signedIn)
         do {
-            let target = try await target(request, context)
+            // The address is read first: a record that is not there is a 404 page whoever asks (pages are public).
+            let target = try await resolve(request, context)
+            guard let signedIn else {
+                return Response(status: .seeOther, headers: [.location: "/sign-in?next=" + Self.queryValue(request.uri.description)])
+            }
             try Self.check(signedIn, may: target.ability)
             let values = try await target.open().values ?? [:]
             return page(target, FormState(values: values, version: target.form.version(of: values)), for: visit, request)
@@ -202,16 +204,21 @@ struct WebEditController {
     /// A submitted form: saved (then the record's page, 303), or the form again with the API's errors (400…), or
     /// the conflict page (409) when the record changed since the form was opened.
     func submit(
-        _ request: Request, _ context: OakRequestContext, _ target: (Request, OakRequestContext) async throws -> Target
+        _ request: Request, _ context: OakRequestContext, _ resolve: (Request, OakRequestContext) async throws -> Target
     ) async throws -> Response {
+        let signedOut = PageRequest(path: request.uri.path, viewer: nil)
         guard Self.isSameOrigin(request) else {
-            return WebController.html(
-                pages.problem(title: "Not allowed", message: Self.crossSiteMessage, for: PageRequest(path: request.uri.path, viewer: nil)), status: .forbidden)
+            return WebController.html(pages.problem(title: "Not allowed", message: Self.crossSiteMessage, for: signedOut), status: .forbidden)
+        }
+        let target: Target
+        do {
+            target = try await resolve(request, context)
+        } catch let error as OakError where error.code.httpStatus < 500 {
+            return web.problem(error, for: signedOut)
         }
         guard let signedIn = try await viewers.signedIn(request) else {
             let message = "Your sign-in has ended, so the form was not saved. Sign in, then open the form again."
-            return WebController.html(
-                pages.signIn(next: request.uri.path, error: message, for: PageRequest(path: request.uri.path, viewer: nil)), status: .unauthorized)
+            return WebController.html(pages.signIn(next: request.uri.path, error: message, for: signedOut), status: .unauthorized)
         }
         let submitted = try await Self.formValues(request)
         guard viewers.sessions.acceptsFormToken(submitted["csrf"] ?? "", for: signedIn.session) else {
@@ -219,7 +226,6 @@ struct WebEditController {
         }
         let visit = viewers.pageRequest(request, signedIn: signedIn)
         do {
-            let target = try await target(request, context)
             try Self.check(signedIn, may: target.ability)
             var opened = try await target.open()
             if let saved = opened.values, target.form.version(of: saved) != submitted["version"] {
@@ -228,7 +234,8 @@ struct WebEditController {
             do {
                 let path = try await opened.save(target.form.requestBody(submitted))
                 return Response(status: .seeOther, headers: [.location: path, .cacheControl: "no-store"])
-            } catch let error as OakError where error.code == .preconditionFailed || error.code == .conflict && opened.values != nil {
+            } catch let error as OakError where error.code == .preconditionFailed {
+                // The notes store checks the version itself: a note saved between the check above and the save.
                 opened = try await target.open()
                 return conflict(target, submitted, saved: opened.values ?? [:], for: visit, request)
             } catch let error as OakError where error.code.httpStatus < 500 && error.code != .notFound {

@@ -56,7 +56,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Serve the JSON API only, without the compendium's web pages.")
     var noWeb = false
 
-    @Flag(help: "Take the client IP from Fly-Client-IP / X-Forwarded-For, only behind a proxy you trust (env OAK_TRUST_PROXY=true).")
+    @Flag(
+        help:
+            "Take the client IP from Fly-Client-IP / X-Forwarded-For, and mark the pages' session cookie Secure when X-Forwarded-Proto is https; only behind a proxy you trust (env OAK_TRUST_PROXY=true)."
+    )
     var trustProxy = false
 
     @Option(
