@@ -191,8 +191,6 @@ struct SpeciesPage: FramedPage {
     }
 
     var frame: PageFrame
-    /// The species' own name, for the paths of its edit forms.
-    let scientificName: String
     let name: String
     let author: String?
     let isHybrid: Bool
@@ -213,7 +211,6 @@ struct SpeciesPage: FramedPage {
 
     init(_ full: SpeciesFull, sources known: [Source]) {
         let species = full.species
-        scientificName = species.scientificName
         name = Species.fullName(species.scientificName)
         author = species.author
         isHybrid = species.isHybrid
