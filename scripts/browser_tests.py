@@ -247,6 +247,20 @@ def test_keyboard_only(server, driver):
     arrives(driver, "/search?q=cerris")
 
 
+def test_an_open_page_updates_live(server, driver):
+    driver.get(server.base + "/species/cerris")
+    driver.execute_script("window.__loadedOnce = true")
+    server.api("POST", "/api/v1/notes", {"scientificName": "cerris", "fields": {"bark": "Corky, written while the page was open."}})
+    try:
+        WebDriverWait(driver, 5).until(lambda d: "Corky, written while the page was open." in d.find_element(By.TAG_NAME, "main").text)
+    except Exception:
+        raise AssertionError("the open page did not show the new note")
+    check(driver.execute_script("return window.__loadedOnce === true"), "the page was loaded again rather than updated in place")
+    check(driver.find_elements(By.CSS_SELECTOR, "[aria-live=polite]"), "the update is not announced")
+    nothing_ran(driver, "the updated page")
+    console_clean(driver, "the updated page")
+
+
 def signed_in(driver, server, next_path):
     """Signs in through the pages: the footer's link, the key typed, back on the page it left."""
     driver.get(server.base + next_path)

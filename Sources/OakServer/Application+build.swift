@@ -118,6 +118,7 @@ private func addRoutes(
         web.addRoutes(to: router.group(""))
         WebSessionController(pages: web.pages, viewers: viewers, authenticator: authenticator).addRoutes(to: router.group(""))
         WebEditController(store: store, pages: web.pages, viewers: viewers, web: web).addRoutes(to: router.group(""))
+        WebEventsController(store: store).addRoutes(to: router.group(""))
     }
     IndexController(web: web).addRoutes(to: router.group(""))
     let health = HealthController(repository: store)

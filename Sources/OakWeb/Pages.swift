@@ -208,8 +208,10 @@ struct SpeciesPage: FramedPage {
     let editHref: String
     let notesHref: String
     let newDescriptionHref: String
+    /// The page's live updates (`WebEventsController`), from the position it was rendered at.
+    let liveHref: String
 
-    init(_ full: SpeciesFull, sources known: [Source]) {
+    init(_ full: SpeciesFull, sources known: [Source], since: Int64) {
         let species = full.species
         name = Species.fullName(species.scientificName)
         author = species.author
@@ -250,6 +252,7 @@ struct SpeciesPage: FramedPage {
         editHref = SitePath.speciesForm(species.scientificName)
         notesHref = SitePath.notesForm(species.scientificName)
         newDescriptionHref = SitePath.newDescriptionForm(species.scientificName)
+        liveHref = "/events\(SitePath.species(species.scientificName))?since=\(since)"
         var summary = "\(name)\(species.isHybrid ? ", a hybrid oak" : ", an oak")"
         if let section = species.section { summary += " of section \(section)" }
         summary += ", described by \(full.sources.count) source\(full.sources.count == 1 ? "" : "s")."

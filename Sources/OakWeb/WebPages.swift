@@ -46,8 +46,9 @@ public struct WebPages: Sendable {
 
     /// A species: taxonomy, relatives, and every source's description side by side (the owner's own notes are
     /// the personal-observation source's).
-    public func species(_ full: SpeciesFull, sources: [Source], for request: PageRequest) -> String {
-        render(SpeciesPage(full, sources: sources), "species", request)
+    /// `since` is the change-log position the page shows the data at: its live updates start there.
+    public func species(_ full: SpeciesFull, sources: [Source], since: Int64, for request: PageRequest) -> String {
+        render(SpeciesPage(full, sources: sources, since: since), "species", request)
     }
 
     /// The taxonomy as a tree, with the species each taxon holds.

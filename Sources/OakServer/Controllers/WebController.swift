@@ -66,8 +66,10 @@ struct WebController {
 
     @Sendable func species(_ request: Request, context: OakRequestContext) async throws -> Response {
         try await page(request) { visit in
+            // The change-log position first: a change made while the page is read is then sent to it live.
+            let position = try await store.changes(after: nil).head
             let full = try await store.speciesFull(named: try context.pathParameter("name"))
-            return pages.species(full, sources: try await store.listSources(), for: visit)
+            return pages.species(full, sources: try await store.listSources(), since: position, for: visit)
         }
     }
 

@@ -65,3 +65,53 @@
     if (event.key === "Escape") { list.textContent = ""; status.textContent = ""; }
   });
 })();
+
+// Live updates of a species page: when the server says a change altered it (server-sent events), the page is fetched
+// again and its article put in place, so an open page shows a new note or description within a second. The new
+// article is parsed as an inert document (no script of it runs) and holds only what the server escaped. Without
+// EventSource the page stays as loaded. A hidden tab lets its stream go (browsers allow few connections per
+// server) and, shown again, resumes from the last change it saw.
+(function () {
+  "use strict";
+  var article = document.querySelector("[data-live]");
+  if (!article || !window.EventSource || !window.fetch || !window.DOMParser) return;
+  var href = article.getAttribute("data-live");
+  var stream = null;
+  var status = document.createElement("p");
+  status.className = "visually-hidden";
+  status.setAttribute("aria-live", "polite");
+  document.body.appendChild(status);
+
+  function refresh() {
+    fetch(location.pathname + location.search, { headers: { Accept: "text/html" }, credentials: "same-origin" })
+      .then(function (response) { return response.ok ? response.text() : null; })
+      .then(function (html) {
+        if (!html) return;
+        var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("[data-live]");
+        var current = document.querySelector("[data-live]");
+        if (!fresh || !current) return;
+        href = fresh.getAttribute("data-live");
+        current.replaceWith(document.adoptNode(fresh));
+        status.textContent = "This page was updated.";
+      })
+      .catch(function () {});
+  }
+
+  function open() {
+    if (stream) return;
+    stream = new EventSource(href);
+    stream.addEventListener("changed", function (event) {
+      href = href.replace(/since=\d+/, "since=" + event.lastEventId);
+      refresh();
+    });
+  }
+
+  function close() {
+    if (stream) { stream.close(); stream = null; }
+  }
+
+  document.addEventListener("visibilitychange", function () {
+    if (document.hidden) { close(); } else { open(); }
+  });
+  if (!document.hidden) open();
+})();
