@@ -261,7 +261,7 @@ struct WebPagesTests {
         }
     }
 
-    @Test("--no-web: no pages, and / answers its JSON index even to a browser")
+    @Test("--no-web: no pages, no sign-in, forms or live updates, and / answers its JSON index even to a browser")
     func noWeb() async throws {
         let env = try await TestEnvironment()
         var configuration = env.configuration
@@ -270,9 +270,12 @@ struct WebPagesTests {
             let index = try await client.send(.get, "/", key: nil, headers: Self.browser)
             #expect(index.headers[.contentType] == "application/json; charset=utf-8")
             #expect(index.headers[.vary] == nil)
-            for path in ["/species/alba", "/taxonomy", "/assets/oak.css"] {
+            for path in ["/species/alba", "/taxonomy", "/assets/oak.css", "/sign-in", "/edit/species/alba", "/new/source", "/events/species/alba"] {
                 #expect(try await client.send(.get, path, key: nil, headers: Self.browser).status == .notFound, "\(path)")
             }
+            let signIn = try await client.postForm("/sign-in", ["key": TestEnvironment.ownerKey])
+            #expect(signIn.status == .notFound)
+            #expect(signIn.headers[.setCookie] == nil)
             #expect(try await client.send(.get, "/api/v1/species/alba", key: nil).status == .ok)
         }
     }
