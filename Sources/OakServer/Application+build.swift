@@ -18,6 +18,9 @@ public func buildApplication(
     logger.logLevel = configuration.logLevel
     let shared = SharedServerState(configuration: configuration, store: store, rateLimiter: rateLimiter, responseCache: ResponseCache())
     let responseCache = shared.responseCache
+    if let problem = shared.webPagesProblem {
+        logger.error("The web pages could not be loaded from the program's resources (\(problem)): serving the JSON API only")
+    }
     let router = buildRouter(configuration: configuration, store: store, shared: shared)
     let cachedReads = CachedReads(
         cache: responseCache, store: store, speciesRecords: shared.speciesRecords, requestLog: shared.requestLog, rateLimit: shared.rateLimit,
@@ -68,6 +71,10 @@ struct SharedServerState {
     let requestLog: RequestLogMiddleware
     /// Nil when rate limiting is off.
     let rateLimit: RateLimitMiddleware?
+    /// The pages' templates and files, loaded once; nil with `--no-web`, or when they could not be loaded
+    /// (`webPagesProblem` says why: the program's resources are incomplete).
+    let webPages: WebPages?
+    let webPagesProblem: String?
 
     var metrics: ServerMetrics { requestLog.metrics }
 
@@ -79,6 +86,15 @@ struct SharedServerState {
         rateLimit = configuration.rateLimits.map { limits in
             RateLimitMiddleware(limiter: rateLimiter ?? RateLimiter(maxClients: limits.maxClients), limits: limits)
         }
+        if configuration.web {
+            do {
+                (webPages, webPagesProblem) = (try WebPages(), nil)
+            } catch {
+                (webPages, webPagesProblem) = (nil, "\(error)")
+            }
+        } else {
+            (webPages, webPagesProblem) = (nil, nil)
+        }
     }
 }
 
@@ -87,7 +103,7 @@ private func buildRouter(configuration: ServerConfiguration, store: any Compendi
     let metrics = shared.metrics
     let pullPages = PullReadAhead(store: store, metrics: metrics)
     let routes = RouteIndex(
-        routes: addRoutes(to: Router(context: OakRequestContext.self), configuration, store, metrics, speciesRecords, pullPages).routes.map {
+        routes: addRoutes(to: Router(context: OakRequestContext.self), configuration, store, metrics, speciesRecords, pullPages, shared.webPages).routes.map {
             ($0.method.rawValue, $0.path.description)
         })
     let router = Router(context: OakRequestContext.self, options: [.autoGenerateHeadEndpoints])
@@ -99,21 +115,21 @@ private func buildRouter(configuration: ServerConfiguration, store: any Compendi
     router.add(middleware: ResponseCacheMiddleware(cache: shared.responseCache, store: store))
     router.add(middleware: CompressionMiddleware())
     router.add(middleware: RequestLimitsMiddleware(maxBodySize: configuration.maxBodySize))
-    return addRoutes(to: router, configuration, store, metrics, speciesRecords, pullPages)
+    return addRoutes(to: router, configuration, store, metrics, speciesRecords, pullPages, shared.webPages)
 }
 
 /// Registers every controller; each resource's writes need that resource's ability.
 @discardableResult
 private func addRoutes(
     to router: Router<OakRequestContext>, _ configuration: ServerConfiguration, _ store: any CompendiumStore, _ metrics: ServerMetrics,
-    _ speciesRecords: SpeciesRecords, _ pullPages: PullReadAhead
+    _ speciesRecords: SpeciesRecords, _ pullPages: PullReadAhead, _ webPages: WebPages?
 ) -> Router<OakRequestContext> {
     let authenticator = Authenticator(ownerKey: configuration.ownerKey, tokens: store)
     func writes(_ group: RouterGroup<OakRequestContext>, _ ability: Ability) -> RouterGroup<OakRequestContext> {
         group.add(middleware: WriteAccessMiddleware(ability: ability, authenticator: authenticator))
     }
     let viewers = WebViewers(sessions: WebSessions(ownerKey: configuration.ownerKey), tokens: store, trustProxy: configuration.trustProxy)
-    let web = configuration.web ? (try? WebPages()).map { WebController(store: store, pages: $0, viewers: viewers) } : nil
+    let web = webPages.map { WebController(store: store, pages: $0, viewers: viewers) }
     if let web {
         web.addRoutes(to: router.group(""))
         WebSessionController(pages: web.pages, viewers: viewers, authenticator: authenticator).addRoutes(to: router.group(""))

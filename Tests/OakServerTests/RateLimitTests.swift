@@ -87,6 +87,22 @@ struct RateLimitTests {
         }
     }
 
+    @Test("the pages' stylesheet, script and icon are exempt; the pages themselves count as reads")
+    func pageFilesExempt() async throws {
+        let env = try await TestEnvironment()
+        try await env.test(configuration: limited(env), rateLimiter: RateLimiter(clock: { 0 })) { client in
+            for _ in 0..<12 {
+                for file in ["/assets/oak.css", "/assets/oak.js", "/assets/oak.svg"] {
+                    let response = try await client.send(.get, file, key: nil)
+                    #expect(response.status == .ok, "\(file)")
+                    #expect(response.headers[.init("X-RateLimit-Limit")!] == nil)
+                }
+            }
+            for _ in 0..<10 { #expect(try await client.send(.get, "/taxonomy", key: nil).status == .ok) }
+            #expect(try await client.send(.get, "/taxonomy", key: nil).status == .tooManyRequests)
+        }
+    }
+
     @Test("limits are configurable, including off")
     func configurable() async throws {
         let env = try await TestEnvironment()

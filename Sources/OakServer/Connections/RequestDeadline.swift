@@ -136,8 +136,12 @@ final class RequestDeadlineHandler: HTTPPartHandler {
         buffer.writeBytes(body)
         let response = buffer
         // Written below the HTTP encoder: the request is unfinished, so the encoder has no response to frame.
-        channel.pipeline.context(handlerType: RequestStartHandler.self).whenSuccess { front in
-            front.writeAndFlush(NIOAny(response)).whenComplete { _ in channel.close(promise: nil) }
+        // Without the front handler (the pipeline is being torn down), the connection is closed unanswered.
+        channel.pipeline.context(handlerType: RequestStartHandler.self).whenComplete { result in
+            switch result {
+            case .success(let front): front.writeAndFlush(NIOAny(response)).whenComplete { _ in channel.close(promise: nil) }
+            case .failure: channel.close(promise: nil)
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import OakModels
+import OakWeb
 
 /// `/` (what this server is, and where to go next) and `/docs` (every route of the API, read from the
 /// OpenAPI document, as a page a person can read).
@@ -51,7 +52,8 @@ struct IndexController {
             for method in ["get", "post", "put", "patch", "delete"] {
                 guard let operation = paths[path]?[method] as? [String: Any] else { continue }
                 let summary = operation["summary"] as? String ?? ""
-                rows += "<tr><td><code>\(method.uppercased())</code></td><td><code>\(escaped(path))</code></td><td>\(escaped(summary))</td></tr>\n"
+                rows +=
+                    "<tr><td><code>\(method.uppercased())</code></td><td><code>\(WebText.escaped(path))</code></td><td>\(WebText.escaped(summary))</td></tr>\n"
             }
         }
         return """
@@ -66,9 +68,4 @@ struct IndexController {
             <table>\(rows)</table></body></html>
             """
     }()
-
-    private static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;")
-    }
 }

@@ -9,8 +9,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Rate limits per client IP: reads, writes and backups each have a bucket; health checks and
-/// metrics are exempt. Limited responses carry `X-RateLimit-*`; a refusal is a 429 with `Retry-After`.
+/// Rate limits per client IP: reads, writes and backups each have a bucket; health checks, metrics and the
+/// pages' own stylesheet, script and icon (three requests with every first page a browser loads) are exempt. Limited responses carry `X-RateLimit-*`; a refusal is a 429 with `Retry-After`.
 struct RateLimitMiddleware: RouterMiddleware {
     let limiter: RateLimiter
     let limits: RateLimits
@@ -36,9 +36,9 @@ struct RateLimitMiddleware: RouterMiddleware {
     }
 
     /// Takes a token for a request from its client's bucket of its kind (`read`, `write` or `backup`); nil
-    /// for the paths that are not limited (health checks, metrics).
+    /// for the paths that are not limited (health checks, metrics, the pages' files).
     func take(_ method: HTTPRequest.Method, _ path: String, clientIP: String) -> (kind: String, decision: RateLimiter.Decision)? {
-        if path.hasPrefix("/health") || path.hasPrefix("/api/v1/health") || path == "/metrics" { return nil }
+        if path.hasPrefix("/health") || path.hasPrefix("/api/v1/health") || path == "/metrics" || path.hasPrefix("/assets/") { return nil }
         let (kind, policy): (String, RateLimiter.Policy) =
             if path == "/api/v1/backup" && method == .post {
                 ("backup", .perMinute(limits.backupsPerMinute))
