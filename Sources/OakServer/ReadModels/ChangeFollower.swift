@@ -10,6 +10,11 @@ struct ChangeFollower {
     private(set) var position: Int64?
     private var checkedVersion: DataVersion?
     private var listingVersion: Int64?
+    /// The read of what changed after `position` under way, which every caller that finds the answers due shares:
+    /// under a stream of writes, concurrent requests would each read the same changes (a round trip to
+    /// PostgreSQL, queued for a pooled connection) and all but one find their read superseded and read again.
+    /// Its `version` is the data version its starter saw before it began, so the changes run at least up to it.
+    var reading: (from: Int64?, version: DataVersion, task: Task<DataChanges, any Error>)?
 
     /// Whether the answers need the changes since `position` to be current at `version`.
     func isDue(for version: DataVersion) -> Bool {
@@ -43,13 +48,29 @@ extension FollowsChanges {
     /// Brings the answers up to `version`, reading what changed (`changes`, given the position the answers
     /// are current at) without holding the lock. Answers the position an answer computed from now on is
     /// current at.
-    func catchUp(to version: DataVersion, changes: (Int64?) async throws -> DataChanges) async throws -> Int64? {
+    ///
+    /// A caller that finds the answers due while a read of the changes after the same position is under way, begun
+    /// by a caller that had seen at least `version`, waits for that read instead of making its own
+    /// (`ChangeFollower.reading`): its changes run at least up to `version`. Otherwise it begins the read others
+    /// then share.
+    func catchUp(to version: DataVersion, changes: @escaping @Sendable (Int64?) async throws -> DataChanges) async throws -> Int64? {
         while true {
-            let (due, from) = lock.withLock { (follower.isDue(for: version), follower.position) }
-            guard due else { return from }
-            let changed = try await changes(from)
-            let position: Int64?? = lock.withLock {
-                follower.apply(changed, readAfter: from, for: version) { drop($0, listingMoved: $1) } ? .some(follower.position) : .none
+            let step: (from: Int64?, read: (version: DataVersion, task: Task<DataChanges, any Error>)?) = lock.withLock {
+                guard follower.isDue(for: version) else { return (follower.position, nil) }
+                let from = follower.position
+                if let reading = follower.reading, reading.from == from, reading.version >= version {
+                    return (from, (reading.version, reading.task))
+                }
+                let task = Task { try await changes(from) }
+                follower.reading = (from, version, task)
+                return (from, (version, task))
+            }
+            guard let read = step.read else { return step.from }
+            let outcome = await read.task.result
+            let position: Int64?? = try lock.withLock {
+                if let reading = follower.reading, reading.from == step.from, reading.version == read.version { follower.reading = nil }
+                return follower.apply(try outcome.get(), readAfter: step.from, for: read.version) { drop($0, listingMoved: $1) }
+                    ? .some(follower.position) : .none
             }
             if case .some(let position) = position { return position }
         }

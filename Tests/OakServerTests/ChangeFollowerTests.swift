@@ -1,0 +1,79 @@
+import Foundation
+import OakModels
+import Synchronization
+import Testing
+
+@testable import OakServer
+@testable import OakStore
+
+/// `FollowsChanges.catchUp`: concurrent requests that find the answers due share one read of what changed, and a
+/// request never takes a read begun before the version it saw.
+@Suite("Change follower")
+struct ChangeFollowerTests {
+    /// An owner of answers that records what it was told to drop.
+    final class Answers: FollowsChanges, @unchecked Sendable {
+        let lock = NSLock()
+        var follower = ChangeFollower()
+        var dropped: [Set<String>] = []
+        func drop(_ changed: DataChanges, listingMoved: Bool) { dropped.append(changed.species) }
+    }
+
+    /// A change log whose reads are counted and can be held until released.
+    final class Log: Sendable {
+        let state = Mutex<(head: Int64, reads: Int, held: Bool)>((0, 0, false))
+
+        func write() -> DataVersion {
+            state.withLock { state in
+                state.head += 1
+                return DataVersion(writes: UInt64(state.head), changeLogHead: state.head)
+            }
+        }
+
+        func changes(after position: Int64?) async throws -> DataChanges {
+            let head = state.withLock { state in
+                state.reads += 1
+                return state.head
+            }
+            while state.withLock({ $0.held }) { try await Task.sleep(for: .milliseconds(5)) }
+            var changes = DataChanges(head: head, listingVersion: 0)
+            if let position, position < head { changes.species = ["alba"] }
+            return changes
+        }
+    }
+
+    @Test("concurrent requests that find the answers due after a write share one read of the changes")
+    func concurrentCatchUpsShareOneRead() async throws {
+        let (answers, log) = (Answers(), Log())
+        _ = try await answers.catchUp(to: log.write(), changes: log.changes(after:))
+        let version = log.write()
+        log.state.withLock { $0.held = true }
+        try await withThrowingTaskGroup(of: Int64?.self) { group in
+            for _ in 0..<32 { group.addTask { try await answers.catchUp(to: version, changes: log.changes(after:)) } }
+            try await Task.sleep(for: .milliseconds(50))
+            log.state.withLock { $0.held = false }
+            for try await position in group { #expect(position == 2) }
+        }
+        #expect(log.state.withLock { $0.reads } == 2, "one read to start, one shared by the 32 requests")
+        #expect(answers.dropped == [["alba"]])
+    }
+
+    @Test("a request that saw a later version than the read under way began with does not take that read's changes")
+    func laterVersionReadsAgain() async throws {
+        let (answers, log) = (Answers(), Log())
+        _ = try await answers.catchUp(to: log.write(), changes: log.changes(after:))
+        let first = log.write()
+        log.state.withLock { $0.held = true }
+        let early = Task { try await answers.catchUp(to: first, changes: log.changes(after:)) }
+        try await Task.sleep(for: .milliseconds(30))
+        // A write after the read began: a request that saw it must not be told the answers are current.
+        let later = log.write()
+        let late = Task { try await answers.catchUp(to: later, changes: log.changes(after:)) }
+        try await Task.sleep(for: .milliseconds(30))
+        log.state.withLock { $0.held = false }
+        // The early request is current at 2 or, when the late read was applied first, at 3.
+        #expect(try await early.value ?? 0 >= 2)
+        #expect(try await late.value == 3)
+        #expect(answers.follower.position == 3)
+        #expect(log.state.withLock { $0.reads } == 3, "the late request read again")
+    }
+}
