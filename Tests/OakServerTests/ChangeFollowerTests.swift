@@ -74,6 +74,7 @@ struct ChangeFollowerTests {
         #expect(try await early.value ?? 0 >= 2)
         #expect(try await late.value == 3)
         #expect(answers.follower.position == 3)
-        #expect(log.state.withLock { $0.reads } == 3, "the late request read again")
+        // Its own read, and one more when the early read was applied first (its changes run only up to 2).
+        #expect((3...4).contains(log.state.withLock { $0.reads }), "the late request read again")
     }
 }
