@@ -197,12 +197,14 @@ extension EditForm {
 }
 
 /// What an edit form shows: each field's text, the version of the record it was opened on, and after a refused
-/// submission its errors or (after a conflict) the record's fields as saved now.
+/// submission its errors, (after a conflict) the record's fields as saved now, or that the sign-in had ended.
 public struct FormState: Sendable {
     public var values: [String: String]
     public var version: String
     public var errors: [FieldError]
     public var saved: [String: String]?
+    /// Sent after the browser's sign-in ended: kept, to be saved once it has signed in again.
+    public var signedOut = false
 
     public init(values: [String: String], version: String, errors: [FieldError] = [], saved: [String: String]? = nil) {
         self.values = values

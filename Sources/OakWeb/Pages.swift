@@ -435,6 +435,7 @@ struct FormPage: FramedPage {
     /// Errors that name no field of the form.
     let problems: [String]
     let conflict: Bool
+    let signedOut: Bool
 
     init(_ form: EditForm, heading: String, action: String, cancelHref: String, submitLabel: String, state: FormState) {
         frame = PageFrame(title: heading, description: heading)
@@ -444,6 +445,7 @@ struct FormPage: FramedPage {
         self.submitLabel = submitLabel
         version = state.version
         conflict = state.saved != nil
+        signedOut = state.signedOut
         var unclaimed = state.errors
         fields = form.fields.map { field in
             let claimed = unclaimed.filter { $0.field == field.key || $0.field.hasSuffix(".\(field.key)") }

@@ -78,7 +78,7 @@ struct WebEditingTests {
             let before = try await client.send(.get, "/api/v1/species/alba", key: nil)
             let submitted = try await client.postForm("/edit/species/alba", ["author": "Nobody", "csrf": "x", "version": "y"])
             #expect(submitted.status == .unauthorized)
-            #expect(String(buffer: submitted.body).contains("Your sign-in has ended, so the form was not saved."))
+            #expect(String(buffer: submitted.body).contains("Your sign-in has ended, so this was not saved."))
             // The owner key itself is not a session: forms are for browsers.
             let withKey = try await client.postForm("/edit/species/alba", ["author": "Nobody"], key: TestEnvironment.ownerKey)
             #expect(withKey.status == .unauthorized)
@@ -203,6 +203,39 @@ struct WebEditingTests {
         }
     }
 
+    @Test("a form sent after the sign-in ended, or opened before the last sign-in, keeps its text: sign in again, save, and it is saved")
+    func nothingTypedIsLost() async throws {
+        let env = try await TestEnvironment()
+        try await env.test(.live) { client in
+            let first = try await WebBrowser.signIn(client)
+            var fields = try await first.open("/edit/species/alba").fields
+            fields["author"] = "Typed before the sign-in ended"
+
+            // The browser signed out (or the session expired) while the form was open.
+            let signedOut = WebBrowser(client: client, cookie: "oak_session=expired")
+            let refused = try await signedOut.submit("/edit/species/alba", fields)
+            #expect(refused.status == .unauthorized)
+            let kept = WebForm(html: String(buffer: refused.body))
+            #expect(kept.html.contains("Signed out: not saved"))
+            #expect(kept.html.contains("<a href=\"/sign-in\" target=\"_blank\" rel=\"noopener\">Sign in in a new tab</a>"))
+            #expect(kept.value("author") == "Typed before the sign-in ended")
+            #expect(kept.value("csrf") == "")
+
+            // Signed in again (in another tab), the kept form is sent: shown once more with the new session's token.
+            let again = try await WebBrowser.signIn(client)
+            let outOfDate = try await again.submit("/edit/species/alba", kept.fields)
+            #expect(outOfDate.status == .forbidden)
+            let checked = WebForm(html: String(buffer: outOfDate.body))
+            #expect(checked.html.contains("so it was not saved. Your text is kept below: check it and save again."))
+            #expect(checked.value("author") == "Typed before the sign-in ended")
+            #expect(try await client.send(.get, "/api/v1/species/alba", key: nil).object()["author"] as? String == "L.")
+
+            let saved = try await again.submit("/edit/species/alba", checked.fields)
+            #expect(saved.status == .seeOther)
+            #expect(try await client.send(.get, "/api/v1/species/alba", key: nil).object()["author"] as? String == "Typed before the sign-in ended")
+        }
+    }
+
     @Test("a form without the session's token, or sent by another site, is refused with 403 and changes nothing")
     func formTokenAndOrigin() async throws {
         let env = try await TestEnvironment()
@@ -214,7 +247,9 @@ struct WebEditingTests {
 
             var forged = fields
             forged["csrf"] = String(repeating: "0", count: 64)
-            #expect(try await browser.submit("/edit/species/alba", forged).status == .forbidden)
+            let wrongToken = try await browser.submit("/edit/species/alba", forged)
+            #expect(wrongToken.status == .forbidden)
+            #expect(String(buffer: wrongToken.body).contains("so it was not saved"))
             forged["csrf"] = nil
             #expect(try await browser.submit("/edit/species/alba", forged).status == .forbidden)
             // Another session's token is not this one's.

@@ -35,6 +35,8 @@ struct WebEditController {
     }
 
     static let crossSiteMessage = "This form was sent from another site, so it was not accepted."
+    static let outOfDateMessage =
+        "This form was opened before you last signed in or out (or came from elsewhere), so it was not saved. Your text is kept below: check it and save again."
 
     /// Paths whose POST takes a form (`application/x-www-form-urlencoded`) rather than JSON.
     static func takesForms(_ path: String) -> Bool {
@@ -216,15 +218,22 @@ struct WebEditController {
         } catch let error as OakError where error.code.httpStatus < 500 {
             return web.problem(error, for: signedOut)
         }
-        guard let signedIn = try await viewers.signedIn(request) else {
-            let message = "Your sign-in has ended, so the form was not saved. Sign in, then open the form again."
-            return WebController.html(pages.signIn(next: request.uri.path, error: message, for: signedOut), status: .unauthorized)
-        }
         let submitted = try await Self.formValues(request)
-        guard viewers.sessions.acceptsFormToken(submitted["csrf"] ?? "", for: signedIn.session) else {
-            return Self.expiredForm(pages, viewers, request)
+        let kept = FormState(values: submitted, version: submitted["version"] ?? "")
+        // Nothing typed is lost: a form that cannot be saved now comes back with its text.
+        guard let signedIn = try await viewers.signedIn(request) else {
+            var state = kept
+            state.signedOut = true
+            return page(target, state, status: .unauthorized, for: signedOut, request)
         }
         let visit = viewers.pageRequest(request, signedIn: signedIn)
+        guard viewers.sessions.acceptsFormToken(submitted["csrf"] ?? "", for: signedIn.session) else {
+            // The form came from another session (opened before a sign-in) or elsewhere: shown again with this
+            // session's token, for the owner to check and save.
+            var state = kept
+            state.errors = [FieldError(field: "", message: Self.outOfDateMessage)]
+            return page(target, state, status: .forbidden, for: visit, request)
+        }
         do {
             try Self.check(signedIn, may: target.ability)
             var opened = try await target.open()
