@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 import traceback
+import urllib.parse
 import urllib.request
 
 from selenium import webdriver
@@ -94,9 +95,14 @@ def browser(width, height, phone=False):
 
 
 def arrives(driver, fragment):
-    """Waits until the browser is on a URL holding `fragment` (a form sent by a key press navigates after it returns)."""
+    """Waits until the browser is on a page whose path (and query) starts with `fragment`, or, for a fragment that is
+    not a path (`#main`), whose URL holds it: a form sent by a click or a key press navigates after it returns."""
+    def there(d):
+        url = urllib.parse.urlsplit(d.current_url)
+        local = url.path + ("?" + url.query if url.query else "") + ("#" + url.fragment if url.fragment else "")
+        return local.startswith(fragment) if fragment.startswith("/") else fragment in d.current_url
     try:
-        WebDriverWait(driver, 10).until(lambda d: fragment in d.current_url)
+        WebDriverWait(driver, 10).until(there)
     except Exception:
         raise AssertionError(f"went to {driver.current_url}, not {fragment}")
 
@@ -357,7 +363,10 @@ def test_a_conflict_between_two_sessions(server, driver):
 def test_sign_out(server, driver):
     driver.get(server.base + "/species/alba")
     driver.find_element(By.CSS_SELECTOR, "form.session button").click()
-    arrives(driver, server.base + "/")
+    try:
+        WebDriverWait(driver, 10).until(lambda d: d.current_url == server.base + "/")
+    except Exception:
+        raise AssertionError(f"signing out went to {driver.current_url}, not the landing page")
     check(driver.get_cookie("oak_session") is None, "the session cookie is still there")
     driver.get(server.base + "/species/alba")
     check(not driver.find_elements(By.PARTIAL_LINK_TEXT, "Edit"), "edit links after signing out")
