@@ -24,6 +24,8 @@ struct WebEditController {
         let heading: String
         let submitLabel: String
         let cancelHref: String
+        /// The record as the form works on it: the one the target read when that is all it needs (species, sources,
+        /// taxa), else read here (a description; the notes, read again after the store refused a stale version).
         let open: @Sendable () async throws -> Opened
     }
 
@@ -72,9 +74,8 @@ struct WebEditController {
             form: form, ability: .speciesWrite, heading: "Edit \(Species.fullName(species.scientificName))", submitLabel: "Save",
             cancelHref: SitePath.species(species.scientificName)
         ) {
-            let current = try await store.species(named: species.scientificName)
-            return Opened(values: form.values(of: current)) { body in
-                let saved = try await store.updateSpecies(named: current.scientificName, with: try Self.decode(SpeciesPatch.self, body))
+            Opened(values: form.values(of: species)) { body in
+                let saved = try await store.updateSpecies(named: species.scientificName, with: try Self.decode(SpeciesPatch.self, body))
                 return SitePath.species(saved.scientificName)
             }
         }
@@ -144,9 +145,8 @@ struct WebEditController {
         let source = try await store.source(id: try context.pathInt("id"))
         let form = EditForm.source
         return Target(form: form, ability: .sourcesWrite, heading: "Edit \(source.name)", submitLabel: "Save", cancelHref: SitePath.source(source.id)) {
-            let current = try await store.source(id: source.id)
-            return Opened(values: form.values(of: current)) { body in
-                SitePath.source(try await store.updateSource(id: current.id, with: try Self.decode(SourcePatch.self, body)).id)
+            Opened(values: form.values(of: source)) { body in
+                SitePath.source(try await store.updateSource(id: source.id, with: try Self.decode(SourcePatch.self, body)).id)
             }
         }
     }
@@ -164,9 +164,8 @@ struct WebEditController {
             form: form, ability: .taxaWrite, heading: "Edit \(taxon.level.rawValue) \(taxon.name)", submitLabel: "Save",
             cancelHref: SitePath.taxon(taxon.level, taxon.name)
         ) {
-            let current = try await store.taxon(level: taxon.level, name: taxon.name)
-            return Opened(values: form.values(of: current)) { body in
-                let saved = try await store.updateTaxon(level: current.level, name: current.name, with: try Self.decode(TaxonPatch.self, body))
+            Opened(values: form.values(of: taxon)) { body in
+                let saved = try await store.updateTaxon(level: taxon.level, name: taxon.name, with: try Self.decode(TaxonPatch.self, body))
                 return SitePath.taxon(saved.level, saved.name)
             }
         }
