@@ -21,12 +21,12 @@ struct CatalogPusher: Sendable {
 
     /// Whether any catalog record waits to be pushed.
     func hasPending() async throws -> Bool {
-        try await store.writer.read { db in try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM \(Self.pendingRows))") ?? false }
+        try store.read { db in try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM \(Self.pendingRows))") ?? false }
     }
 
     /// Pushes every pending catalog record; a record the server rejects is marked with the reason.
     func push(_ client: OakClient, retry: RetryPolicy, sleeper: any Sleeper) async throws {
-        let pending = try await store.writer.read { db in
+        let pending = try store.read { db in
             try Row.fetchAll(
                 db,
                 cachedSQL: """

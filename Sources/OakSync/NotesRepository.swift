@@ -20,7 +20,7 @@ public final class NotesRepository: Sendable {
 
     /// The visible notes of one source (personal observations unless told), optionally of one species, by species name.
     public func notes(species: String? = nil, sourceId: Int = Source.personalObservationID) async throws -> [LocalNote] {
-        try await store.writer.read { db in try Self.visible(db, species: species, sourceId: sourceId) }
+        try store.read { db in try Self.visible(db, species: species, sourceId: sourceId) }
     }
 
     /// The same list as `notes`, sent again whenever it changes (local writes and sync alike). With
@@ -37,14 +37,14 @@ public final class NotesRepository: Sendable {
 
     /// A note by id; nil if it does not exist or is deleted.
     public func note(id: UUID) async throws -> LocalNote? {
-        try await store.writer.read { db in
+        try store.read { db in
             try LocalNote.fetchOne(db, id: id).flatMap { $0.syncStatus == .pendingDelete ? nil : $0 }
         }
     }
 
     /// How many notes wait to be pushed (rejected ones included).
     public func pendingCount() async throws -> Int {
-        try await store.writer.read { db in
+        try store.read { db in
             try Int.fetchOne(db, cachedSQL: "SELECT COUNT(*) FROM notes WHERE sync_status != '\(NoteSyncStatus.synced.rawValue)'") ?? 0
         }
     }

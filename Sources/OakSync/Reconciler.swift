@@ -11,7 +11,7 @@ struct Reconciler: Sendable {
     /// Ids of the notes with a change to push: pending, not rejected (a rejected one waits for an edit), and
     /// not on a source created here that the server has not numbered yet.
     func pushableIDs() async throws -> [UUID] {
-        try await store.writer.read { db in
+        try store.read { db in
             try UUID.fetchAll(
                 db.cachedStatement(
                     sql:
@@ -22,7 +22,7 @@ struct Reconciler: Sendable {
 
     /// The current state of those notes that are still pushable.
     func pushable(_ ids: [UUID]) async throws -> [LocalNote] {
-        try await store.writer.read { db in
+        try store.read { db in
             try LocalNote.fetchAll(db, keys: ids).filter { $0.syncStatus != .synced && $0.lastError == nil && $0.sourceId > 0 }
         }
     }

@@ -1,10 +1,12 @@
 import Foundation
+import GRDB
 import NIOCore
 import OakClient
 import OakModels
 import OakStore
 import OakStoreSQLite
-import OakSync
+
+@testable import OakSync
 
 /// The simulation's time: the server's clock. A device reads it with its own skew.
 final class SimulatedClock: @unchecked Sendable {
@@ -104,6 +106,46 @@ struct SimulatedTransport: HTTPTransport {
 /// Never waits: a retry follows its failure at once (the scheduler decides when anything happens).
 struct NoSleep: Sleeper {
     func sleep(for duration: Duration) async throws {}
+}
+
+/// Devices' stores, each a file of its own, kept open from one run to the next and emptied in between: a phone's
+/// store opens once and lives for days, so a run should spend its time syncing, not on what a store pays once
+/// (opening its connections, reading the schema, compiling the statements it keeps), which was a fifth of a run's
+/// time when every run opened three (BENCHMARKS.md, "The sync simulator's cost"). An emptied store holds what a new
+/// one holds (the tables' rows go, rowids start again at 1), so a run sees the same whatever store it gets; a
+/// failure's replay (`--seed`) runs on new stores.
+final class DeviceStores: @unchecked Sendable {
+    private let lock = NSLock()
+    private let directory: URL
+    private var idle: [LocalStore] = []
+    private var opened = 0
+
+    init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// An empty store: one a finished run gave back, or a new one.
+    func take() throws -> LocalStore {
+        let (store, number) = lock.withLock { () -> (LocalStore?, Int) in
+            if let store = idle.popLast() { return (store, 0) }
+            opened += 1
+            return (nil, opened)
+        }
+        if let store { return store }
+        return try LocalStore(path: directory.appendingPathComponent("device-\(number).db").path)
+    }
+
+    /// Empties the stores of a finished run and keeps them for the next.
+    func giveBack(_ stores: [LocalStore]) async throws {
+        for store in stores {
+            try await store.writer.write { db in
+                let tables = try String.fetchAll(
+                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations'")
+                for table in tables { try db.execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier)") }
+            }
+        }
+        lock.withLock { idle += stores }
+    }
 }
 
 /// The server: a real SQLite store on a file of its own, spoken to as the sync routes speak to it. It can be

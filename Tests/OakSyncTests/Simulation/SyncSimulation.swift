@@ -42,12 +42,12 @@ struct SyncSimulation {
         }
     }
 
-    /// The databases each run starts from, copied instead of made: a server's (migrated, with the standard sources
-    /// and the simulation's species) and a device's (migrated, empty).
+    /// The databases each run starts from: a server's file, copied for each run (migrated, with the standard sources
+    /// and the simulation's species), and devices' stores, migrated and empty, kept between runs.
     struct Templates: Sendable {
         let directory: URL
         let server: String
-        let device: String
+        let devices: DeviceStores
     }
 
     static func makeTemplates() async throws -> Templates {
@@ -60,10 +60,7 @@ struct SyncSimulation {
             _ = try await store.createSpecies(patch)
         }
         try store.close()
-        let device = directory.appendingPathComponent("device.db").path
-        // Closed when it goes out of scope: the last connection's close folds the write-ahead log into the file.
-        _ = try LocalStore(path: device)
-        return Templates(directory: directory, server: server, device: device)
+        return Templates(directory: directory, server: server, devices: DeviceStores(directory: directory))
     }
 
     /// Runs the seed; nil when the rule held, else what went wrong, with the steps it took.
@@ -87,10 +84,9 @@ struct SyncSimulation {
             // Up to ten minutes either way, to the millisecond.
             let skew = Double(Int.random(in: -600_000...600_000, using: &random)) / 1000
             let ids = SeededIDs(seed: random.next())
-            let path = directory.appendingPathComponent("device-\(index).db").path
-            try FileManager.default.copyItem(atPath: templates.device, toPath: path)
-            return try SimulatedDevice(
-                index: index, path: path, network: network, clock: { clock.now.addingTimeInterval(skew) }, makeID: ids.next)
+            return SimulatedDevice(
+                index: index, store: try templates.devices.take(), network: network, clock: { clock.now.addingTimeInterval(skew) },
+                makeID: ids.next)
         }
         var oracle = SyncOracle()
         var late: [TransportRequest] = []
@@ -177,7 +173,12 @@ struct SyncSimulation {
             device.startSync(network)
             try await Self.drain(device, network, server, &log)
         }
-        return try await check(devices, server, oracle, log)
+        guard let failure = try await check(devices, server, oracle, log) else {
+            // Every sync has ended: the stores go back for the next run (a failed run's are dropped, as they are).
+            try await templates.devices.giveBack(devices.map(\.device.store))
+            return nil
+        }
+        return failure
     }
 
     /// Whether a pull from the device's cursor would bring nothing: its last sync left it with everything the
@@ -253,20 +254,20 @@ struct SyncSimulation {
     }
 }
 
-/// A simulated phone: a real device (store, repositories, engine) on its own database file (a copy of the migrated template) and the network.
+/// A simulated phone: a real device (store, repositories, engine) on an empty store of its own and the network.
 final class SimulatedDevice: @unchecked Sendable {
     let index: Int
     let device: OakDevice
     let connectivity = ManualConnectivity()
     private var sync: Task<Void, Never>?
 
-    init(index: Int, path: String, network: SimulatedNetwork, clock: @escaping @Sendable () -> Date, makeID: @escaping @Sendable () -> UUID) throws {
+    init(index: Int, store: LocalStore, network: SimulatedNetwork, clock: @escaping @Sendable () -> Date, makeID: @escaping @Sendable () -> UUID) {
         self.index = index
         let configuration = SyncConfiguration(
             pushBatchSize: 3, pullPageSize: 4, snapshotPageSize: 1000,
             retry: RetryPolicy(maxAttempts: 2, baseDelay: .zero, maxDelay: .zero), maxRounds: 3)
-        device = try OakDevice(
-            storage: .file(path),
+        device = OakDevice(
+            store: store,
             server: DeviceServer(
                 baseURL: URL(string: "http://simulated.invalid")!, apiKey: "simulated", transport: SimulatedTransport(device: index, network: network),
                 timeout: .seconds(1)),
