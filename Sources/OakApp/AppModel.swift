@@ -67,11 +67,20 @@ public final class AppModel {
         await device.engine?.appWillEnterForeground()
     }
 
+    /// The user has read the launch problem: its alert goes away.
+    public func dismissLaunchProblem() {
+        launchProblem = nil
+    }
+
+    /// The user has read what the migration of the original app's files did: its alert goes away.
+    public func dismissLegacyImport() {
+        legacyImport = nil
+    }
+
     /// One sync for a background refresh; returns whether it succeeded.
     public func backgroundRefresh() async -> Bool {
         guard let engine = device.engine else { return false }
-        await engine.sync()
-        return await engine.status.state == .idle
+        return await engine.sync().state == .idle
     }
 
     /// The model of a species' page.

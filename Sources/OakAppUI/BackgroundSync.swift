@@ -1,30 +1,13 @@
-#if canImport(SwiftUI) && os(iOS)
+#if canImport(SwiftUI) && canImport(UIKit)
 import BackgroundTasks
-import OakApp
 
-/// Background refresh: iOS wakes the app now and then to sync (BGTaskScheduler, identifier in the Info.plist).
+/// Background refresh: iOS starts or wakes the app now and then to sync. The handler is the scene's
+/// `.backgroundTask(.appRefresh(identifier))`, registered at launch; the identifier is in the Info.plist.
 enum BackgroundSync {
     static let identifier = "org.oakcompendium.app.sync"
 
-    /// Registers the refresh handler; call once, before the app finishes launching.
-    @MainActor
-    static func register(app: AppModel) {
-        BGTaskScheduler.shared.register(forTaskWithIdentifier: identifier, using: nil) { task in
-            guard let refresh = task as? BGAppRefreshTask else {
-                task.setTaskCompleted(success: false)
-                return
-            }
-            schedule()
-            let work = Task { @MainActor in
-                let success = await app.backgroundRefresh()
-                refresh.setTaskCompleted(success: success)
-            }
-            refresh.expirationHandler = { work.cancel() }
-        }
-        schedule()
-    }
-
     /// Asks for the next refresh, no sooner than 15 minutes from now.
+    @MainActor
     static func schedule() {
         let request = BGAppRefreshTaskRequest(identifier: identifier)
         request.earliestBeginDate = Date(timeIntervalSinceNow: 15 * 60)

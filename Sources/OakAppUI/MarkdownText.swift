@@ -1,4 +1,4 @@
-#if canImport(SwiftUI) && os(iOS)
+#if canImport(SwiftUI) && canImport(UIKit)
 import SwiftUI
 
 /// Text written in markdown, rendered inline (bold, italics, links), or as it is when it does not parse.

@@ -1,4 +1,4 @@
-#if canImport(SwiftUI) && os(iOS)
+#if canImport(SwiftUI) && canImport(UIKit)
 import OakApp
 import OakModels
 import SwiftUI
@@ -21,7 +21,7 @@ struct NoteEditorView: View {
                     HStack(alignment: .top) {
                         TextField(
                             Formatting.placeholder(field),
-                            text: Binding(get: { model.text(field) }, set: { model.set(field, to: $0) }), axis: .vertical
+                            text: Binding(get: { @MainActor in model.text(field) }, set: { @MainActor in model.set(field, to: $0) }), axis: .vertical
                         )
                         DictationButton(isListening: model.dictatingField == field) {
                             Task {

@@ -1,4 +1,4 @@
-#if canImport(SwiftUI) && os(iOS)
+#if canImport(SwiftUI) && canImport(UIKit)
 import OakApp
 import SwiftUI
 
@@ -51,7 +51,7 @@ struct NotesListView: View {
         .refreshable { await app.sync.refresh() }
         .navigationTitle("Notes")
         .tabToolbar(app)
-        .alert("Notes", isPresented: .constant(model.lastError != nil)) {
+        .alert("Notes", isPresented: Binding(get: { @MainActor in model.lastError != nil }, set: { @MainActor in if !$0 { model.dismissError() } })) {
             Button("OK", role: .cancel) {}
         } message: {
             Text(model.lastError ?? "")

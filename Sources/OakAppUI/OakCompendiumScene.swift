@@ -1,45 +1,39 @@
-#if canImport(SwiftUI) && os(iOS)
+#if canImport(SwiftUI) && canImport(UIKit)
 import OakApp
 import SwiftUI
 
-/// The app's scene: builds the app model for this device, launches it, and shows the tabs.
+/// The app's scene: starts the app (`AppStartup`: for the window, or for a background refresh when the system
+/// starts the app for one, whose handler is registered here, at launch) and shows the tabs.
 public struct OakCompendiumScene: Scene {
-    @State private var app: AppModel? = nil
-    @State private var problem: String? = nil
+    @State private var startup = AppStartup { try AppModel(environment: AppEnvironment.device(dictation: SpeechDictation())) }
     @Environment(\.scenePhase) private var scenePhase
 
     public init() {}
 
     public var body: some Scene {
+        let startup = startup
         WindowGroup {
             Group {
-                if let app {
+                if let app = startup.app {
                     RootView(app: app)
-                } else if let problem {
+                } else if let problem = startup.problem {
                     ContentUnavailableView("Oak Compendium cannot start", systemImage: "exclamationmark.triangle", description: Text(problem))
                 } else {
                     ProgressView()
                 }
             }
-            .task {
-                guard app == nil else { return }
-                do {
-                    let model = try AppModel(environment: AppEnvironment.device(dictation: SpeechDictation()))
-                    app = model
-                    BackgroundSync.register(app: model)
-                    await model.launch()
-                } catch {
-                    problem = "\(error)"
-                }
-            }
+            .task { await startup.start() }
         }
         .onChange(of: scenePhase) { _, phase in
-            guard let app else { return }
             switch phase {
-            case .active: Task { await app.enteredForeground() }
+            case .active: Task { await startup.app?.enteredForeground() }
             case .background: BackgroundSync.schedule()
             default: break
             }
+        }
+        .backgroundTask(.appRefresh(BackgroundSync.identifier)) {
+            await BackgroundSync.schedule()
+            _ = await startup.backgroundRefresh()
         }
     }
 }

@@ -1,11 +1,10 @@
-#if canImport(SwiftUI) && os(iOS)
+#if canImport(SwiftUI) && canImport(UIKit)
 import OakApp
 import SwiftUI
 
 /// The four tabs, each with its navigation stack, and the sheets over them.
 struct RootView: View {
     let app: AppModel
-    @State private var showsLegacyImport = true
 
     var body: some View {
         @Bindable var navigation = app.navigation
@@ -44,14 +43,17 @@ struct RootView: View {
                 SourceFormView(model: app.sources, id: id, app: app)
             }
         }
-        .alert("Something went wrong at launch", isPresented: .constant(app.launchProblem != nil)) {
+        .alert(
+            "Something went wrong at launch",
+            isPresented: Binding(get: { @MainActor in app.launchProblem != nil }, set: { @MainActor in if !$0 { app.dismissLaunchProblem() } })
+        ) {
             Button("OK", role: .cancel) {}
         } message: {
             Text(app.launchProblem ?? "")
         }
         .alert(
             "Notes moved from the previous version",
-            isPresented: Binding(get: { showsLegacyImport && app.legacyImport != nil }, set: { showsLegacyImport = $0 })
+            isPresented: Binding(get: { @MainActor in app.legacyImport != nil }, set: { @MainActor in if !$0 { app.dismissLegacyImport() } })
         ) {
             Button("OK", role: .cancel) {}
         } message: {

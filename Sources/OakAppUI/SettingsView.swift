@@ -1,4 +1,4 @@
-#if canImport(SwiftUI) && os(iOS)
+#if canImport(SwiftUI) && canImport(UIKit)
 import OakApp
 import SwiftUI
 import UniformTypeIdentifiers
@@ -62,7 +62,9 @@ struct SettingsView: View {
         }
         .navigationTitle("Settings")
         .confirmationDialog(
-            "\(unsyncedToConfirm ?? 0) changes have not reached the server", isPresented: .constant(unsyncedToConfirm != nil), titleVisibility: .visible
+            "\(unsyncedToConfirm ?? 0) changes have not reached the server",
+            isPresented: Binding(get: { @MainActor in unsyncedToConfirm != nil }, set: { @MainActor in if !$0 { unsyncedToConfirm = nil } }),
+            titleVisibility: .visible
         ) {
             Button("Sign out and delete them", role: .destructive) {
                 Task {
@@ -73,7 +75,8 @@ struct SettingsView: View {
             Button("Keep them and stay signed in", role: .cancel) { unsyncedToConfirm = nil }
         }
         .fileExporter(
-            isPresented: .constant(export != nil), document: export, contentType: .json, defaultFilename: "oak-notes.json"
+            isPresented: Binding(get: { @MainActor in export != nil }, set: { @MainActor in if !$0 { export = nil } }), document: export, contentType: .json,
+            defaultFilename: "oak-notes.json"
         ) { _ in export = nil }
     }
 }

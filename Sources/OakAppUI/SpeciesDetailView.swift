@@ -1,4 +1,4 @@
-#if canImport(SwiftUI) && os(iOS)
+#if canImport(SwiftUI) && canImport(UIKit)
 import OakApp
 import SwiftUI
 

@@ -1,4 +1,4 @@
-#if canImport(SwiftUI) && os(iOS)
+#if canImport(SwiftUI) && canImport(UIKit)
 import AVFoundation
 import OakApp
 import Speech
@@ -47,9 +47,12 @@ public final class SpeechDictation: Dictation, @unchecked Sendable {
         let engine = AVAudioEngine()
         let request = SFSpeechAudioBufferRecognitionRequest()
         request.shouldReportPartialResults = true
+        // In the field there is often no network: recognise on the device whenever the language allows it.
+        if recognizer.supportsOnDeviceRecognition { request.requiresOnDeviceRecognition = true }
+        let feed = AudioFeed(request)
         let input = engine.inputNode
         input.installTap(onBus: 0, bufferSize: 1024, format: input.outputFormat(forBus: 0)) { buffer, _ in
-            request.append(buffer)
+            feed.append(buffer)
         }
         engine.prepare()
         try engine.start()
@@ -84,6 +87,21 @@ public final class SpeechDictation: Dictation, @unchecked Sendable {
         engine?.inputNode.removeTap(onBus: 0)
         try? AVAudioSession.sharedInstance().setActive(false, options: .notifyOthersOnDeactivation)
         if let error { continuation.finish(throwing: error) } else { continuation.finish() }
+    }
+}
+
+/// Hands the microphone's buffers to the recognition request on the audio engine's own thread, where the tap
+/// runs: feeding buffers as they arrive is what `append(_:)` is for. The request is not `Sendable` only because it
+/// is an Objective-C class; after the tap is installed nothing else touches it but `endAudio()` at the end.
+private final class AudioFeed: @unchecked Sendable {
+    private let request: SFSpeechAudioBufferRecognitionRequest
+
+    init(_ request: SFSpeechAudioBufferRecognitionRequest) {
+        self.request = request
+    }
+
+    func append(_ buffer: AVAudioPCMBuffer) {
+        request.append(buffer)
     }
 }
 

@@ -55,7 +55,7 @@ public actor SyncEngine {
         didSet { if status != oldValue { statusBroadcaster.yield(status) } }
     }
     /// The last sync requested; each sync waits for the one before it.
-    private var running: Task<Void, Never>?
+    private var running: Task<SyncStatus, Never>?
     private var triggers: [Task<Void, Never>] = []
     private var debounced: Task<Void, Never>?
 
@@ -118,15 +118,18 @@ public actor SyncEngine {
         requestSync()
     }
 
-    /// Syncs now, after any sync in progress, and returns when done; the outcome is in `status`.
-    public func sync() async {
+    /// Syncs now, after any sync in progress, and returns when done with the status this sync left (`status` may
+    /// have moved on by the time the caller reads it: a trigger can start the next sync at once).
+    @discardableResult
+    public func sync() async -> SyncStatus {
         let previous = running
         let task = Task {
-            await previous?.value
+            _ = await previous?.value
             await self.runCycle()
+            return self.status
         }
         running = task
-        await task.value
+        return await task.value
     }
 
     // MARK: Triggers

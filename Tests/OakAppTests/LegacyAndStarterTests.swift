@@ -47,7 +47,7 @@ struct LegacyAndStarterTests {
     }
 
     @Test(
-        "the original app's notes file, as its model and JSONEncoder write it (fields as an object), and its sources move into the store on first launch, queued for upload, the old files untouched"
+        "the original app's notes file, as its model and JSONEncoder write it (fields as an object), and its sources move into the store on first launch, queued for upload, the old files untouched; the alert saying so goes away once read"
     )
     func migratesOldFiles() async throws {
         let folder = try legacyFolder()
@@ -57,6 +57,8 @@ struct LegacyAndStarterTests {
         let test = try TestApp(legacyDirectory: folder)
         await test.app.launch()
         let summary = try #require(test.app.legacyImport)
+        test.app.dismissLegacyImport()
+        #expect(test.app.legacyImport == nil, "the alert saying what moved goes away once read")
         #expect(summary.importedNotes == 4)
         #expect(summary.createdSources == 1)
         #expect(summary.createdSpecies == 1)
@@ -221,7 +223,7 @@ struct LegacyAndStarterTests {
         #expect(note.sourceId == Source.personalObservationID)
     }
 
-    @Test("a bad old notes file is reported and nothing is imported")
+    @Test("a bad old notes file is reported and nothing is imported; the alert goes away once read")
     func badOldFile() async throws {
         let folder = temporaryDirectory("oak-legacy-bad")
         try Data("[{\"id\": 12}]".utf8).write(to: folder.appendingPathComponent("species_notes.json"))
@@ -230,6 +232,8 @@ struct LegacyAndStarterTests {
         #expect(test.app.launchProblem != nil)
         #expect(try await test.app.store.pendingChangeCount() == 0)
         #expect(try await test.app.store.catalog().species.count == 96)
+        test.app.dismissLaunchProblem()
+        #expect(test.app.launchProblem == nil)
     }
 
     @Test("the bundled starter catalog is the project's own starter dataset in the export format")

@@ -47,6 +47,18 @@ struct NotesTests {
         #expect(restored.fields.leaf == "Rounded lobes")
     }
 
+    @Test("a delete that fails says why, and the alert goes away once read")
+    func failedDeleteAlertDismisses() async throws {
+        let test = try TestApp()
+        await test.app.launch()
+        let list = test.app.notesList
+        await list.delete(UUID())
+        let error = try #require(list.lastError)
+        #expect(error.hasPrefix("Could not delete the note"))
+        list.dismissError()
+        #expect(list.lastError == nil)
+    }
+
     @Test("a deleted note that reached the server is gone after sync; undo then creates it again")
     func deleteSyncedThenUndo() async throws {
         try await withServer { server in

@@ -66,6 +66,11 @@ public final class NotesListModel {
     public private(set) var recentlyDeleted: LocalNote?
     /// The last failure of a delete or undo, for an alert.
     public private(set) var lastError: String?
+
+    /// The user has read the error: its alert goes away.
+    public func dismissError() {
+        lastError = nil
+    }
     var repository: NotesRepository?
     private let store: LocalStore
     private var notes: [LocalNote] = []

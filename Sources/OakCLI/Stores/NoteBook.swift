@@ -99,7 +99,6 @@ public struct SyncedNoteBook: NoteBook {
     /// Pushes and pulls; the outcome is in the returned status.
     public func sync() async -> SyncStatus {
         await engine.sync()
-        return await engine.status
     }
 
     /// Notes waiting to be sent, and when the cache last synced.
