@@ -5,8 +5,14 @@ import SwiftUI
 
 /// The new-note sheet: a species from the catalog (or a new one placed in the taxonomy) and a source.
 struct NewNoteView: View {
-    @Bindable var model: NewNoteModel
+    /// Owned by the view: a rebuild of the sheet's parent keeps this model and what was typed into it.
+    @State private var model: NewNoteModel
     let app: AppModel
+
+    init(model: NewNoteModel, app: AppModel) {
+        _model = State(initialValue: model)
+        self.app = app
+    }
 
     var body: some View {
         NavigationStack {

@@ -5,8 +5,13 @@ import SwiftUI
 
 /// The note editor: one section per field, saved as you type, with dictation into any field.
 struct NoteEditorView: View {
-    let model: NoteEditorModel
+    /// Owned by the view: a rebuild of the screen above keeps this model and what it holds.
+    @State private var model: NoteEditorModel
     @Environment(\.dismiss) private var dismiss
+
+    init(model: NoteEditorModel) {
+        _model = State(initialValue: model)
+    }
 
     var body: some View {
         Form {
@@ -44,6 +49,7 @@ struct NoteEditorView: View {
             Task {
                 await model.stopDictation()
                 await model.flush()
+                model.stop()
             }
         }
     }

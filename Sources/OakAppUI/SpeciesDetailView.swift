@@ -4,8 +4,14 @@ import SwiftUI
 
 /// A species' page: taxonomy, relatives, links, and every source's data, your note first.
 struct SpeciesDetailView: View {
-    let model: SpeciesDetailModel
+    /// Owned by the view: a rebuild of the screen above keeps this model and what it holds.
+    @State private var model: SpeciesDetailModel
     let app: AppModel
+
+    init(model: SpeciesDetailModel, app: AppModel) {
+        _model = State(initialValue: model)
+        self.app = app
+    }
 
     var body: some View {
         List {

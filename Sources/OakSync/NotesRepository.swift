@@ -96,6 +96,17 @@ public final class NotesRepository: Sendable {
         try await change(id, to: .pendingUpload) { note, time in note.take(SyncRules.edit(note.timedFields, to: fields, at: time)) }
     }
 
+    /// Writes one field of a note now (nil clears it); the other fields stay as stored. An editor that writes only
+    /// what the user typed cannot put back the old text of a field a sync changed since the editor read it.
+    @discardableResult
+    public func update(id: UUID, field: NoteFields.Field, to value: String?) async throws -> LocalNote {
+        try await change(id, to: .pendingUpload) { note, time in
+            var fields = note.fields
+            fields[field] = value
+            note.take(SyncRules.edit(note.timedFields, to: fields, at: time))
+        }
+    }
+
     /// Deletes a note: it disappears from lists at once and is deleted on the server by the next push.
     /// Returns the note as it is kept until then.
     @discardableResult

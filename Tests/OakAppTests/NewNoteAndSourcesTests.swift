@@ -9,7 +9,8 @@ import Testing
 @Suite("New note and sources")
 @MainActor
 struct NewNoteAndSourcesTests {
-    @Test("the species picker suggests from the local catalog as the user types; personal observation is the default source")
+    @Test(
+        "the species picker suggests from the local catalog as the user types; personal observation is the default source; a species that has a note opens it")
     func speciesAutocomplete() async throws {
         let test = try TestApp()
         await test.app.launch()
@@ -28,8 +29,10 @@ struct NewNoteAndSourcesTests {
         let note = try #require(try await test.app.device.notes.note(id: id))
         #expect(note.scientificName == "macrocarpa")
         #expect(note.taxonomy.subgenus == "Quercus")
-        #expect(await form.create() == nil)
-        #expect(form.errorMessage?.contains("already has a note") == true)
+        // "New note" on a species that has one opens that note instead of refusing.
+        #expect(await form.create() == id)
+        #expect(form.errorMessage == nil)
+        #expect(try await test.app.device.notes.notes(species: "macrocarpa").map(\.id) == [id])
     }
 
     @Test("a species not in the catalog is placed with the taxonomy pickers, created offline, and synced with its note when online")

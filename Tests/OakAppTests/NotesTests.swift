@@ -113,6 +113,21 @@ struct NotesTests {
         #expect(try await test.app.device.notes.note(id: note.id)?.fields.bark == nil)
     }
 
+    @Test("an editor that has not read its note yet saves nothing typed into it")
+    func unloadedEditorSavesNothing() async throws {
+        let test = try TestApp()
+        await test.app.launch()
+        let note = try await test.app.device.notes.create(scientificName: "alba", fields: NoteFields(leaf: "Lobed", bark: "Scaly"))
+        let editor = test.app.noteEditor(note.id)
+        editor.set(.leaf, to: "x")
+        await editor.flush()
+        let stored = try #require(try await test.app.device.notes.note(id: note.id))
+        #expect(stored.fields == NoteFields(leaf: "Lobed", bark: "Scaly"))
+        await editor.load()
+        #expect(editor.text(.leaf) == "Lobed")
+        #expect(editor.text(.bark) == "Scaly")
+    }
+
     @Test("dictation writes what it hears after the field's text, and saves it")
     func dictationIntoField() async throws {
         let test = try TestApp(dictation: ScriptedDictation(phrases: ["acorns", "in", "clusters"]))

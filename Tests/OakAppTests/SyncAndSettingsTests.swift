@@ -73,6 +73,47 @@ struct SyncAndSettingsTests {
         }
     }
 
+    @Test("an open editor shows an edit pulled from another device, keeps what is typed in it, and puts back no old text")
+    func openEditorFollowsPulledEdit() async throws {
+        try await withServer { server in
+            let clock = WriteClock()
+            let phone = try TestApp(server: server, clock: clock)
+            let tablet = try TestApp(server: server, clock: clock)
+            await phone.app.launch()
+            await tablet.app.launch()
+            let note = try await phone.app.device.notes.create(scientificName: "alba", fields: NoteFields(bark: "first"))
+            await phone.app.sync.refresh()
+            await tablet.app.sync.refresh()
+            try await eventually("the tablet has the note") { tablet.app.notesList.rows.first?.id == note.id }
+            let phoneEditor = phone.app.noteEditor(note.id)
+            await phoneEditor.load()
+            #expect(phoneEditor.text(.bark) == "first")
+            // The tablet changes the bark while the phone's editor stays open.
+            let tabletEditor = tablet.app.noteEditor(note.id)
+            await tabletEditor.load()
+            tabletEditor.set(.bark, to: "from the tablet")
+            await tabletEditor.flush()
+            await tablet.app.sync.refresh()
+            await phone.app.sync.refresh()
+            try await eventually("the phone's open editor shows the pulled bark") { phoneEditor.text(.bark) == "from the tablet" }
+            // Typing in another field saves that field alone: the bark is not put back to what the editor first read.
+            phoneEditor.set(.leaf, to: "Lobed, typed on the phone")
+            await phoneEditor.flush()
+            #expect(phoneEditor.text(.bark) == "from the tablet")
+            await phone.app.sync.refresh()
+            await tablet.app.sync.refresh()
+            for device in [phone, tablet] {
+                try await eventually("both edits everywhere") {
+                    let fields = (try? await device.app.device.notes.note(id: note.id))?.fields
+                    return fields?.bark == "from the tablet" && fields?.leaf == "Lobed, typed on the phone"
+                }
+            }
+            let stored = try await server.store.note(id: note.id).fields
+            #expect(stored.bark == "from the tablet")
+            #expect(stored.leaf == "Lobed, typed on the phone")
+        }
+    }
+
     @Test("a failed sync shows the error with retry, and retry succeeds once the server answers")
     func errorWithRetry() async throws {
         try await withServer { server in

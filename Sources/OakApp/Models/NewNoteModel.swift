@@ -83,8 +83,9 @@ public final class NewNoteModel {
         isNewSpecies ? !newSpeciesName.trimmingCharacters(in: .whitespaces).isEmpty : selectedSpecies != nil
     }
 
-    /// Creates the note (and the species first, on the new-species path); returns its id for the editor,
-    /// or nil with `errorMessage` set.
+    /// Creates the note (and the species first, on the new-species path); returns its id for the editor, or, when
+    /// the species already has a note from that source, that note's id (a person keeps one note per species and
+    /// source: it opens to be added to); nil with `errorMessage` set when neither can be.
     public func create() async -> UUID? {
         errorMessage = nil
         do {
@@ -104,6 +105,12 @@ public final class NewNoteModel {
                 return nil
             }
             return try await notes.create(scientificName: name, sourceId: sourceID, fields: NoteFields()).id
+        } catch let error as OakError where error.code == .conflict {
+            guard case .string(let existing)? = error.details?["id"], let id = UUID(wireString: existing) else {
+                errorMessage = error.summary
+                return nil
+            }
+            return id
         } catch let error as OakError {
             errorMessage = error.summary
         } catch {

@@ -4,7 +4,9 @@ import OakSync
 import Observation
 
 /// The note editor: one section per note field, saved on every change (the list updates at once and
-/// the sync engine carries it), and dictation into any field.
+/// the sync engine carries it), and dictation into any field. It follows its note: a change that arrives by sync
+/// shows at once in every field the user is not in the middle of saving, and each save writes only the field
+/// typed in, so the editor never puts back a field's old text.
 @Observable @MainActor
 public final class NoteEditorModel {
     public let noteID: UUID
@@ -12,6 +14,8 @@ public final class NoteEditorModel {
     public private(set) var title = ""
     public private(set) var fields = NoteFields()
     public private(set) var state: NoteRowState = .synced
+    /// Whether the note has been read: before that there is nothing to edit, and typing is ignored.
+    public private(set) var isLoaded = false
     /// The field dictation writes into, while it listens.
     public private(set) var dictatingField: NoteFields.Field?
     /// Why the last save or dictation failed, if one did.
@@ -22,6 +26,9 @@ public final class NoteEditorModel {
     private let dictation: any Dictation
     /// Saves run one after another, in the order of the edits.
     private var saving: Task<Void, Never>?
+    /// The fields with a save not yet finished, and how many: the stored note does not have their text yet.
+    private var unsaved: [NoteFields.Field: Int] = [:]
+    private var following: Task<Void, Never>?
     private var listening: Task<Void, Never>?
 
     init(noteID: UUID, repository: NotesRepository, dictation: any Dictation) {
@@ -30,15 +37,34 @@ public final class NoteEditorModel {
         self.dictation = dictation
     }
 
-    /// Reads the note.
+    /// Reads the note and follows it from then on; calling it again changes nothing.
     public func load() async {
+        guard !isLoaded, !isMissing else { return }
         guard let note = try? await repository.note(id: noteID) else {
             isMissing = true
             return
         }
         title = Formatting.fullName(note.scientificName)
-        fields = note.fields
+        show(note)
+        isLoaded = true
+        following = repository.observe(species: note.scientificName, sourceId: note.sourceId).follow { [weak self, noteID] notes in
+            guard let self else { return }
+            if let stored = notes.first(where: { $0.id == noteID }) { self.show(stored) } else { self.isMissing = true }
+        }
+    }
+
+    /// Stops following the note (the editor closed).
+    public func stop() {
+        following?.cancel()
+        following = nil
+    }
+
+    /// The note as stored, shown in every field without a save in flight (those keep what the user typed).
+    private func show(_ note: LocalNote) {
         state = NoteRowState(note)
+        for field in NoteFields.Field.allCases where unsaved[field] == nil && fields[field] != note.fields[field] {
+            fields[field] = note.fields[field]
+        }
     }
 
     /// The text of a field ("" when empty), for a text binding.
@@ -46,11 +72,13 @@ public final class NoteEditorModel {
         fields[field] ?? ""
     }
 
-    /// Changes a field and saves the note (empty text clears the field).
+    /// Changes a field and saves it (empty text clears the field). Ignored until the note is loaded: an editor
+    /// that has not read its note would otherwise save its empty fields over it.
     public func set(_ field: NoteFields.Field, to text: String) {
-        guard text != self.text(field) else { return }
-        fields[field] = text.isEmpty ? nil : text
-        save()
+        guard isLoaded, text != self.text(field) else { return }
+        let value = text.isEmpty ? nil : text
+        fields[field] = value
+        save(field, value)
     }
 
     /// Waits for the saves in flight (the editor closing, tests).
@@ -58,18 +86,28 @@ public final class NoteEditorModel {
         await saving?.value
     }
 
-    private func save() {
-        let (previous, fields, repository, id) = (saving, fields, repository, noteID)
+    private func save(_ field: NoteFields.Field, _ value: String?) {
+        let (previous, repository, id) = (saving, repository, noteID)
+        unsaved[field, default: 0] += 1
         saving = Task { [weak self] in
             await previous?.value
+            let saved: LocalNote
             do {
-                let note = try await repository.update(id: id, fields: fields)
-                self?.state = NoteRowState(note)
-                self?.lastError = nil
+                saved = try await repository.update(id: id, field: field, to: value)
             } catch {
+                self?.finishedSaving(field)
                 self?.lastError = "Could not save: \(error)"
+                return
             }
+            self?.finishedSaving(field)
+            self?.show(saved)
+            self?.lastError = nil
         }
+    }
+
+    private func finishedSaving(_ field: NoteFields.Field) {
+        let left = (unsaved[field] ?? 1) - 1
+        unsaved[field] = left > 0 ? left : nil
     }
 
     // MARK: Dictation
