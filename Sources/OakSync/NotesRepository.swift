@@ -23,9 +23,10 @@ public final class NotesRepository: Sendable {
         try store.read { db in try Self.visible(db, species: species, sourceId: sourceId) }
     }
 
-    /// The same list as `notes`, sent again whenever it changes (local writes and sync alike). With
-    /// `includingDeleted`, notes deleted here whose delete waits to be pushed are in it too.
-    public func observe(species: String? = nil, sourceId: Int = Source.personalObservationID, includingDeleted: Bool = false)
+    /// The same list as `notes`, sent again whenever it changes (local writes and sync alike); a nil `sourceId`
+    /// lists every source's notes. With `includingDeleted`, notes deleted here whose delete waits to be pushed are
+    /// in it too.
+    public func observe(species: String? = nil, sourceId: Int? = Source.personalObservationID, includingDeleted: Bool = false)
         -> AsyncStream<[LocalNote]>
     {
         let observation = ValueObservation.tracking { db in
@@ -140,15 +141,19 @@ public final class NotesRepository: Sendable {
 
     /// The notes of a source (of one species when named), by species name; a statement per shape of the query,
     /// kept by the connection (the lists are read on every change they observe).
-    private static func visible(_ db: Database, species: String?, sourceId: Int, includingDeleted: Bool = false) throws -> [LocalNote] {
-        var conditions = ["source_id = ?"]
-        var arguments: StatementArguments = [sourceId]
+    private static func visible(_ db: Database, species: String?, sourceId: Int?, includingDeleted: Bool = false) throws -> [LocalNote] {
+        var conditions = ["1"]
+        var arguments: StatementArguments = []
+        if let sourceId {
+            conditions.append("source_id = ?")
+            arguments += [sourceId]
+        }
         if !includingDeleted { conditions.append("sync_status != '\(NoteSyncStatus.pendingDelete.rawValue)'") }
         if let species {
             conditions.append("scientific_name = ?")
             arguments += [try LocalStore.storedSpeciesName(db, species)]
         }
-        let sql = "SELECT * FROM notes WHERE \(conditions.joined(separator: " AND ")) ORDER BY scientific_name"
+        let sql = "SELECT * FROM notes WHERE \(conditions.joined(separator: " AND ")) ORDER BY scientific_name, source_id"
         return try LocalNote.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
     }
 

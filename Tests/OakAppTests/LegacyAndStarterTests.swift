@@ -106,9 +106,10 @@ struct LegacyAndStarterTests {
         try await withServer { server in
             let test = try TestApp(server: server, legacyDirectory: try legacyFolder())
             await test.app.launch()
-            // Idle with the three rows can come before the first push has run: wait for nothing to be pending.
+            // Idle with the four rows (three of your own, one from the trail guide) can come before the first push
+            // has run: wait for nothing to be pending.
             try await eventually("everything synced") {
-                guard test.app.sync.indicator == .idle, test.app.notesList.rows.count == 3 else { return false }
+                guard test.app.sync.indicator == .idle, test.app.notesList.rows.count == 4 else { return false }
                 return (try? await test.app.store.pendingChangeCount()) == 0
             }
             #expect(try await server.store.note(id: UUID(uuidString: "6A1E9F10-0000-4000-8000-000000000003")!).scientificName == "creekensis")

@@ -29,6 +29,28 @@ struct NotesTests {
         #expect(list.rows.map(\.species) == ["suber"])
     }
 
+    @Test("notes from every source are listed, each named by its source, and open in the editor to be changed")
+    func everySourceListedAndEditable() async throws {
+        let test = try TestApp()
+        await test.app.launch()
+        let notes = test.app.device.notes
+        let book = try #require(try await test.app.store.sources().first { $0.id != Source.personalObservationID })
+        try await notes.create(scientificName: "alba", fields: NoteFields(commonNames: "White oak"))
+        let fromBook = try await notes.create(scientificName: "alba", sourceId: book.id, fields: NoteFields(leaf: "Deeply lobed"))
+        let list = test.app.notesList
+        try await eventually("both notes of alba") { list.rows.count == 2 }
+        #expect(list.rows.map(\.id).last == fromBook.id, "your own note first, then the source's")
+        #expect(list.rows[0].subtitle == "Quercus alba")
+        #expect(list.rows[1].subtitle == "from \(book.name)")
+        let editor = test.app.noteEditor(fromBook.id)
+        await editor.load()
+        #expect(editor.text(.leaf) == "Deeply lobed")
+        editor.set(.leaf, to: "Deeply lobed, seven lobes")
+        await editor.flush()
+        #expect(try await notes.note(id: fromBook.id)?.fields.leaf == "Deeply lobed, seven lobes")
+        #expect(try await notes.note(id: fromBook.id)?.sourceId == book.id)
+    }
+
     @Test("swipe to delete shows the note waiting to delete, and undo brings it back with its fields")
     func deleteWithUndo() async throws {
         let test = try TestApp()

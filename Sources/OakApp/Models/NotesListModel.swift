@@ -41,7 +41,7 @@ public struct NoteRow: Hashable, Sendable, Identifiable {
     public var species: String
     /// The first common name, or the full species name.
     public var title: String
-    /// The full species name when the title is a common name.
+    /// The full species name when the title is a common name, and the source when it is not your own observation.
     public var subtitle: String?
     public var state: NoteRowState
     public var updatedAt: Date
@@ -55,7 +55,8 @@ public struct NoteGroup: Hashable, Sendable, Identifiable {
     public var id: String { title }
 }
 
-/// The user's notes, grouped by subgenus, with search, swipe to delete with undo, and each row's sync state.
+/// The notes on this device from every source (your own observations and what you noted from books and other
+/// sources), grouped by subgenus, with search, swipe to delete with undo, and each row's sync state.
 @Observable @MainActor
 public final class NotesListModel {
     public var searchText = "" {
@@ -74,7 +75,9 @@ public final class NotesListModel {
     var repository: NotesRepository?
     private let store: LocalStore
     private var notes: [LocalNote] = []
-    private var observing: Task<Void, Never>?
+    /// Source names by id, for the rows of notes that are not your own observations.
+    private var sourceNames: [Int: String] = [:]
+    private var observing: [Task<Void, Never>] = []
 
     init(store: LocalStore) {
         self.store = store
@@ -82,11 +85,17 @@ public final class NotesListModel {
 
     /// Follows the notes: local writes and syncs show at once.
     func start() {
-        guard observing == nil, let repository else { return }
-        observing = repository.observe(includingDeleted: true).follow { [weak self] notes in
-            self?.notes = notes
-            self?.rebuild()
-        }
+        guard observing.isEmpty, let repository else { return }
+        observing = [
+            repository.observe(sourceId: nil, includingDeleted: true).follow { [weak self] notes in
+                self?.notes = notes
+                self?.rebuild()
+            },
+            store.observeCatalog().follow { [weak self] catalog in
+                self?.sourceNames = Dictionary(catalog.sources.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+                self?.rebuild()
+            },
+        ]
     }
 
     /// Deletes a note (swipe); it stays listed as waiting to delete until the server has it, and can be brought back.
@@ -125,15 +134,22 @@ public final class NotesListModel {
         groups = bySubgenus.keys.sorted(by: Formatting.groupOrder).map { key in
             NoteGroup(
                 title: key.isEmpty ? "Unplaced" : "Subgenus \(key)",
-                rows: bySubgenus[key, default: []].sorted { $0.scientificName < $1.scientificName }.map(Self.row))
+                rows: bySubgenus[key, default: []].sorted { Self.listOrder($0) < Self.listOrder($1) }.map(row))
         }
     }
 
-    private static func row(_ note: LocalNote) -> NoteRow {
+    /// By species, your own note before the sources' notes, then by source.
+    private static func listOrder(_ note: LocalNote) -> (String, Int, Int) {
+        (note.scientificName, note.sourceId == Source.personalObservationID ? 0 : 1, note.sourceId)
+    }
+
+    private func row(_ note: LocalNote) -> NoteRow {
         let common = Formatting.firstCommonName(note.fields.commonNames)
         let full = Formatting.fullName(note.scientificName)
+        let source = note.sourceId == Source.personalObservationID ? nil : "from \(sourceNames[note.sourceId] ?? "source \(note.sourceId)")"
+        let subtitle = [common == nil ? nil : full, source].compactMap { $0 }.joined(separator: " · ")
         return NoteRow(
-            id: note.id, species: note.scientificName, title: common ?? full, subtitle: common == nil ? nil : full, state: NoteRowState(note),
-            updatedAt: note.updatedAt)
+            id: note.id, species: note.scientificName, title: common ?? full, subtitle: subtitle.isEmpty ? nil : subtitle,
+            state: NoteRowState(note), updatedAt: note.updatedAt)
     }
 }
