@@ -30,7 +30,7 @@ public final class AppModel {
         self.store = store
         let device = Self.makeDevice(store: store, environment: environment)
         self.device = device
-        sync = SyncStatusModel(clock: environment.clock)
+        sync = SyncStatusModel(clock: environment.clock, sleeper: environment.sleeper)
         browser = SpeciesBrowserModel(store: device.store)
         notesList = NotesListModel(store: device.store)
         sources = SourcesModel(store: device.store)

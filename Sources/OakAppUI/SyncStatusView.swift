@@ -19,6 +19,7 @@ struct SyncStatusView: View {
             }
         }
         .accessibilityElement(children: .combine)
+        .task { await model.keepTime() }
     }
 
     private var icon: String {

@@ -39,19 +39,25 @@ public struct LiveServer: Sendable {
     }
 }
 
-/// A clock for user writes shared by every device of a test: real time, but strictly increasing,
-/// so the order of writes is the order of their timestamps.
+/// A clock for user writes shared by every device of a test: real time (moved forward by `advance(by:)`), but
+/// strictly increasing, so the order of writes is the order of their timestamps.
 public final class WriteClock: @unchecked Sendable {
     public init() {}
 
     private let lock = NSLock()
     private var last = Date.distantPast
+    private var ahead: TimeInterval = 0
 
     public func now() -> Date {
         lock.withLock {
-            last = max(WireTime.milliseconds(Date()), last.addingTimeInterval(0.001))
+            last = max(WireTime.milliseconds(Date().addingTimeInterval(ahead)), last.addingTimeInterval(0.001))
             return last
         }
+    }
+
+    /// Moves the clock forward, as if `seconds` had passed.
+    public func advance(by seconds: TimeInterval) {
+        lock.withLock { ahead += seconds }
     }
 }
 

@@ -114,6 +114,23 @@ struct SyncAndSettingsTests {
         }
     }
 
+    @Test("the sync label moves on as time passes: \"Synced just now\" becomes \"Synced 5 min ago\" while the indicator shows")
+    func syncLabelFollowsTime() async throws {
+        try await withServer { server in
+            let clock = WriteClock()
+            let test = try TestApp(server: server, clock: clock)
+            await test.app.launch()
+            await test.app.sync.refresh()
+            try await eventually("synced") { test.app.sync.indicator == .idle }
+            #expect(test.app.sync.label == "Synced just now")
+            clock.advance(by: 5 * 60)
+            // The indicator's view keeps the time while it shows; without it the label stays as it was drawn.
+            let showing = Task { await test.app.sync.keepTime() }
+            defer { showing.cancel() }
+            try await eventually("the label says how long ago") { test.app.sync.label == "Synced 5 min ago" }
+        }
+    }
+
     @Test("a failed sync shows the error with retry, and retry succeeds once the server answers")
     func errorWithRetry() async throws {
         try await withServer { server in

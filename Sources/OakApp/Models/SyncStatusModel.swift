@@ -22,12 +22,26 @@ public final class SyncStatusModel {
 
     public private(set) var status = SyncStatus()
     public private(set) var isConfigured = false
+    /// The time the label is written for ("synced 5 min ago"): moved on by `keepTime()`, so a view showing the
+    /// label is drawn again as time passes.
+    public private(set) var now: Date
     private var engine: SyncEngine?
     private var following: Task<Void, Never>?
     private let clock: @Sendable () -> Date
+    private let sleeper: any Sleeper
 
-    init(clock: @escaping @Sendable () -> Date) {
+    init(clock: @escaping @Sendable () -> Date, sleeper: any Sleeper) {
         self.clock = clock
+        self.sleeper = sleeper
+        now = clock()
+    }
+
+    /// Keeps `now` current, every 30 seconds, until the calling task is cancelled (the indicator's view runs it while
+    /// it shows).
+    public func keepTime() async {
+        while (try? await sleeper.sleep(for: .seconds(30))) != nil {
+            now = clock()
+        }
     }
 
     /// Follows an engine's status (nil: no server).
@@ -65,7 +79,7 @@ public final class SyncStatusModel {
         case .error(let message): return "Sync failed: \(message)"
         case .idle:
             guard let last = status.lastSuccessfulSync else { return "Not synced yet" }
-            return "Synced \(Formatting.relative(last, now: clock()))"
+            return "Synced \(Formatting.relative(last, now: max(now, last)))"
         }
     }
 
