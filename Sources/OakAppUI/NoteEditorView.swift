@@ -28,6 +28,15 @@ struct NoteEditorView: View {
                             Formatting.placeholder(field),
                             text: Binding(get: { @MainActor in model.text(field) }, set: { @MainActor in model.set(field, to: $0) }), axis: .vertical
                         )
+                        if model.dictatingField == field {
+                            Button {
+                                Task { await model.cancelDictation() }
+                            } label: {
+                                Image(systemName: "xmark.circle")
+                            }
+                            .buttonStyle(.borderless)
+                            .accessibilityLabel("Cancel dictation")
+                        }
                         DictationButton(isListening: model.dictatingField == field) {
                             Task {
                                 if model.dictatingField == field {

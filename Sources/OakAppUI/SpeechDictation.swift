@@ -39,7 +39,7 @@ public final class SpeechDictation: Dictation, @unchecked Sendable {
 
     private func start(_ continuation: AsyncThrowingStream<String, any Error>.Continuation) throws {
         guard let recognizer = SFSpeechRecognizer(), recognizer.isAvailable else {
-            throw DictationUnavailable()
+            throw DictationError.unavailable
         }
         let session = AVAudioSession.sharedInstance()
         try session.setCategory(.record, mode: .measurement, options: .duckOthers)
@@ -61,7 +61,7 @@ public final class SpeechDictation: Dictation, @unchecked Sendable {
                 continuation.yield(result.bestTranscription.formattedString)
                 if result.isFinal { self?.finish(continuation, error: nil) }
             } else if let error {
-                self?.finish(continuation, error: error)
+                self?.finish(continuation, error: Self.dictationError(error))
             }
         }
         lock.withLock {
@@ -72,6 +72,14 @@ public final class SpeechDictation: Dictation, @unchecked Sendable {
         continuation.onTermination = { [weak self] _ in
             Task { await self?.stop() }
         }
+    }
+
+    /// The Speech framework's errors that have a plain explanation (`DictationError`); others as they are.
+    private static func dictationError(_ error: any Error) -> any Error {
+        let error = error as NSError
+        // kAFAssistantErrorDomain 1110: the recognizer heard no speech.
+        if error.domain == "kAFAssistantErrorDomain", error.code == 1110 { return DictationError.nothingHeard }
+        return error
     }
 
     private func finish(_ continuation: AsyncThrowingStream<String, any Error>.Continuation, error: (any Error)?) {
@@ -105,8 +113,4 @@ private final class AudioFeed: @unchecked Sendable {
     }
 }
 
-/// Speech recognition is not available (no recognizer for the language, or no network for it).
-struct DictationUnavailable: LocalizedError {
-    var errorDescription: String? { "Speech recognition is not available right now." }
-}
 #endif

@@ -36,27 +36,30 @@ final class MemoryCredentials: CredentialStore, @unchecked Sendable {
     func deleteKey() throws { lock.withLock { key = nil } }
 }
 
-/// Dictation that hears what the test scripted: each phrase becomes a longer transcript, then it ends.
+/// Dictation that hears what the test scripted: each phrase becomes a longer transcript, then it ends (with
+/// `failure` when one is given, as a recognizer that gives up does).
 final class ScriptedDictation: Dictation, @unchecked Sendable {
     let phrases: [String]
     let authorized: Bool
+    let failure: (any Error)?
 
-    init(phrases: [String], authorized: Bool = true) {
+    init(phrases: [String], authorized: Bool = true, failure: (any Error)? = nil) {
         self.phrases = phrases
         self.authorized = authorized
+        self.failure = failure
     }
 
     func requestAuthorization() async -> Bool { authorized }
 
     func transcripts() -> AsyncThrowingStream<String, any Error> {
-        let phrases = phrases
+        let (phrases, failure) = (phrases, failure)
         return AsyncThrowingStream { continuation in
             var heard: [String] = []
             for phrase in phrases {
                 heard.append(phrase)
                 continuation.yield(heard.joined(separator: " "))
             }
-            continuation.finish()
+            continuation.finish(throwing: failure)
         }
     }
 

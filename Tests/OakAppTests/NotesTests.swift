@@ -165,6 +165,38 @@ struct NotesTests {
         #expect(try await test.app.device.notes.note(id: note.id)?.fields.fieldNotes == "Seen on the ridge. acorns in clusters")
     }
 
+    @Test("dictation that fails says why in words, never an error code; cancel puts the field back as it was")
+    func dictationFailsAndCancels() async throws {
+        struct RecognizerFault: Error {}
+        for (failure, expected) in [
+            (DictationError.nothingHeard as any Error, DictationError.nothingHeard.errorDescription!),
+            (DictationError.unavailable, DictationError.unavailable.errorDescription!),
+            (RecognizerFault(), "Dictation stopped unexpectedly. Try again, or type the note."),
+        ] {
+            let test = try TestApp(dictation: ScriptedDictation(phrases: [], failure: failure))
+            await test.app.launch()
+            let note = try await test.app.device.notes.create(scientificName: "alba", fields: NoteFields(leaf: "Lobed"))
+            let editor = test.app.noteEditor(note.id)
+            await editor.load()
+            await editor.startDictation(into: .leaf)
+            await editor.stopDictation()
+            #expect(editor.lastError == expected)
+            #expect(!(editor.lastError ?? "").contains("RecognizerFault"))
+        }
+
+        let test = try TestApp(dictation: ScriptedDictation(phrases: ["acorns", "in", "clusters"]))
+        await test.app.launch()
+        let note = try await test.app.device.notes.create(scientificName: "alba", fields: NoteFields(fieldNotes: "Seen on the ridge."))
+        let editor = test.app.noteEditor(note.id)
+        await editor.load()
+        await editor.startDictation(into: .fieldNotes)
+        await editor.cancelDictation()
+        await editor.flush()
+        #expect(editor.text(.fieldNotes) == "Seen on the ridge.")
+        #expect(editor.dictatingField == nil)
+        #expect(try await test.app.device.notes.note(id: note.id)?.fields.fieldNotes == "Seen on the ridge.")
+    }
+
     @Test("dictation without permission says so and changes nothing")
     func dictationRefused() async throws {
         let test = try TestApp(dictation: ScriptedDictation(phrases: ["never"], authorized: false))

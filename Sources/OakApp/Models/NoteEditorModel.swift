@@ -30,6 +30,8 @@ public final class NoteEditorModel {
     private var unsaved: [NoteFields.Field: Int] = [:]
     private var following: Task<Void, Never>?
     private var listening: Task<Void, Never>?
+    /// The field dictation writes into and its text before dictation began, for `cancelDictation()`.
+    private var dictationStart: (field: NoteFields.Field, text: String)?
 
     init(noteID: UUID, repository: NotesRepository, dictation: any Dictation) {
         self.noteID = noteID
@@ -121,6 +123,7 @@ public final class NoteEditorModel {
         }
         dictatingField = field
         let before = text(field)
+        dictationStart = (field, before)
         let transcripts = dictation.transcripts()
         listening = Task { [weak self] in
             do {
@@ -128,7 +131,7 @@ public final class NoteEditorModel {
                     self?.set(field, to: Self.appending(transcript, to: before))
                 }
             } catch {
-                self?.lastError = "Dictation stopped: \(error)"
+                self?.lastError = Self.explanation(of: error)
             }
             self?.dictatingField = nil
         }
@@ -140,6 +143,21 @@ public final class NoteEditorModel {
         await dictation.stop()
         await listening.value
         self.listening = nil
+        dictationStart = nil
+    }
+
+    /// Stops dictating and puts the field back as it was before dictation began.
+    public func cancelDictation() async {
+        let start = dictationStart
+        await stopDictation()
+        if let start { set(start.field, to: start.text) }
+    }
+
+    /// Why dictation stopped, in words: the platform's own explanation when it gives one (`DictationError`), never
+    /// a raw error code.
+    static func explanation(of error: any Error) -> String {
+        if let reason = (error as? DictationError)?.errorDescription { return reason }
+        return "Dictation stopped unexpectedly. Try again, or type the note."
     }
 
     /// A field's text with a transcript after it, separated by a space (or nothing when the field is empty).

@@ -12,6 +12,24 @@ public protocol Dictation: Sendable {
     func stop() async
 }
 
+/// Why dictation stopped, as the note editor tells the user.
+public enum DictationError: LocalizedError, Hashable, Sendable {
+    /// No recognizer for the language here, or one that needs a network where there is none.
+    case unavailable
+    /// The recognizer heard no speech.
+    case nothingHeard
+    /// Another app or a call took the microphone.
+    case interrupted
+
+    public var errorDescription: String? {
+        switch self {
+        case .unavailable: "Dictation is not available here: this language needs a network connection. Type the note, or dictate later."
+        case .nothingHeard: "Nothing was heard. Hold the phone closer and speak after tapping the microphone."
+        case .interrupted: "Dictation stopped because something else used the microphone. Tap it to go on."
+        }
+    }
+}
+
 /// Dictation where the platform has none: permission is always refused.
 public struct UnavailableDictation: Dictation {
     public init() {}
