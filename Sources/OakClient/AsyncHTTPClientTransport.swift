@@ -1,4 +1,4 @@
-#if canImport(AsyncHTTPClient)
+#if os(Linux)
 import AsyncHTTPClient
 import Foundation
 import OakModels

@@ -39,9 +39,11 @@ public protocol HTTPTransport: Sendable {
     func send(_ request: TransportRequest) async throws -> TransportResponse
 }
 
-/// The transport for the current platform: URLSession on Apple platforms, AsyncHTTPClient on Linux.
+/// The transport for the current platform: URLSession on Apple platforms, AsyncHTTPClient on Linux. Chosen by
+/// platform, as Package.swift links AsyncHTTPClient (Linux only), not by `canImport`, which a build for iOS in Xcode
+/// can satisfy with a module built for another platform.
 public func makeDefaultTransport() -> any HTTPTransport {
-    #if canImport(AsyncHTTPClient)
+    #if os(Linux)
     AsyncHTTPClientTransport()
     #else
     URLSessionTransport()

@@ -1,4 +1,4 @@
-#if !canImport(AsyncHTTPClient)
+#if !os(Linux)
 import Foundation
 import OakModels
 #if canImport(FoundationNetworking)
