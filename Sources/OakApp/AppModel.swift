@@ -46,20 +46,32 @@ public final class AppModel {
     public func launch() async {
         do {
             if let starter = environment.starterCatalog { try await store.importStarterCatalog(starter) }
-            if let directory = environment.legacyDirectory, !environment.preferences.legacyFilesImported,
-                LegacyAppImport.hasLegacyFiles(in: directory)
-            {
-                legacyImport = try await LegacyAppImport(store: store).run(directory: directory)
-                environment.preferences.setLegacyFilesImported()
-            }
         } catch {
             launchProblem = "Could not prepare the local data: \(error)"
         }
+        await moveLegacyFiles()
         browser.start()
         notesList.start()
         sources.start()
         launched = true
         await device.engine?.start()
+    }
+
+    /// Moves the original app's files into the store once. When they cannot be moved the user is told why, once;
+    /// the files are left as they are and the move is tried again at the next launch.
+    private func moveLegacyFiles() async {
+        let preferences = environment.preferences
+        guard let directory = environment.legacyDirectory, !preferences.legacyFilesImported, LegacyAppImport.hasLegacyFiles(in: directory)
+        else { return }
+        do {
+            legacyImport = try await LegacyAppImport(store: store).run(directory: directory)
+            preferences.setLegacyFilesImported()
+        } catch {
+            guard !preferences.legacyImportFailureShown else { return }
+            launchProblem =
+                "The notes of the previous version could not be moved: \(error). Its files are kept as they are, and the app tries again at each launch."
+            preferences.setLegacyImportFailureShown()
+        }
     }
 
     /// Call when the app comes to the foreground: syncs.

@@ -15,12 +15,9 @@ struct NotesListView: View {
                         NavigationLink(value: Navigation.Route.note(row.id)) {
                             NoteRowView(row: row)
                         }
-                        .disabled(row.state == .waitingToDelete)
                         .swipeActions {
-                            if row.state != .waitingToDelete {
-                                Button("Delete", systemImage: "trash", role: .destructive) {
-                                    Task { await model.delete(row.id) }
-                                }
+                            Button("Delete", systemImage: "trash", role: .destructive) {
+                                Task { await model.delete(row.id) }
                             }
                         }
                     }
@@ -65,7 +62,7 @@ struct NoteRowView: View {
 
     var body: some View {
         VStack(alignment: .leading, spacing: 2) {
-            Text(row.title).strikethrough(row.state == .waitingToDelete)
+            Text(row.title)
             if let subtitle = row.subtitle {
                 Text(subtitle).font(.caption).italic().foregroundStyle(.secondary)
             }

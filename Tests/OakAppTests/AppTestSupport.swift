@@ -11,6 +11,7 @@ final class MemoryPreferences: AppPreferences, @unchecked Sendable {
     private let lock = NSLock()
     private var url: URL?
     private var imported = false
+    private var failureShown = false
 
     init(serverURL: URL? = nil) {
         url = serverURL
@@ -20,6 +21,8 @@ final class MemoryPreferences: AppPreferences, @unchecked Sendable {
     func setServerURL(_ url: URL?) { lock.withLock { self.url = url } }
     var legacyFilesImported: Bool { lock.withLock { imported } }
     func setLegacyFilesImported() { lock.withLock { imported = true } }
+    var legacyImportFailureShown: Bool { lock.withLock { failureShown } }
+    func setLegacyImportFailureShown() { lock.withLock { failureShown = true } }
 }
 
 /// An API key kept in memory.
@@ -78,11 +81,12 @@ struct TestApp {
     /// syncing with `server` when one is given.
     init(
         server: LiveServer? = nil, online: Bool = true, storage: DeviceStorage = .inMemory, legacyDirectory: URL? = nil,
-        clock: WriteClock = WriteClock(), dictation: any Dictation = UnavailableDictation()
+        clock: WriteClock = WriteClock(), dictation: any Dictation = UnavailableDictation(), preferences: MemoryPreferences? = nil
     ) throws {
         let connectivity = ManualConnectivity(online: online)
         self.connectivity = connectivity
-        preferences = MemoryPreferences(serverURL: server?.baseURL)
+        let preferences = preferences ?? MemoryPreferences(serverURL: server?.baseURL)
+        self.preferences = preferences
         credentials = MemoryCredentials(key: server == nil ? nil : LiveServer.ownerKey)
         let environment = AppEnvironment(
             storage: storage, legacyDirectory: legacyDirectory, starterCatalog: try StarterCatalog.bundled(), preferences: preferences,

@@ -224,17 +224,26 @@ struct LegacyAndStarterTests {
         #expect(note.sourceId == Source.personalObservationID)
     }
 
-    @Test("a bad old notes file is reported and nothing is imported; the alert goes away once read")
+    @Test("a bad old notes file is reported once with the reason, nothing is imported, and the alert goes away once read")
     func badOldFile() async throws {
         let folder = temporaryDirectory("oak-legacy-bad")
         try Data("[{\"id\": 12}]".utf8).write(to: folder.appendingPathComponent("species_notes.json"))
-        let test = try TestApp(legacyDirectory: folder)
+        let preferences = MemoryPreferences()
+        let test = try TestApp(legacyDirectory: folder, preferences: preferences)
         await test.app.launch()
-        #expect(test.app.launchProblem != nil)
+        let problem = try #require(test.app.launchProblem)
+        #expect(problem.hasPrefix("The notes of the previous version could not be moved: "))
+        #expect(problem.count > "The notes of the previous version could not be moved: ".count + 40, "the reason is in it")
         #expect(try await test.app.store.pendingChangeCount() == 0)
         #expect(try await test.app.store.catalog().species.count == 96)
         test.app.dismissLaunchProblem()
         #expect(test.app.launchProblem == nil)
+        // The next launch tries again, quietly: the user was told.
+        let next = try TestApp(legacyDirectory: folder, preferences: preferences)
+        await next.app.launch()
+        #expect(next.app.launchProblem == nil)
+        #expect(try await next.app.store.pendingChangeCount() == 0)
+        #expect(!preferences.legacyFilesImported)
     }
 
     @Test("the bundled starter catalog is the project's own starter dataset in the export format")

@@ -51,7 +51,7 @@ struct NotesTests {
         #expect(try await notes.note(id: fromBook.id)?.sourceId == book.id)
     }
 
-    @Test("swipe to delete shows the note waiting to delete, and undo brings it back with its fields")
+    @Test("swipe to delete removes the row at once while the delete waits to sync, and undo brings it back with its fields")
     func deleteWithUndo() async throws {
         let test = try TestApp()
         await test.app.launch()
@@ -59,7 +59,8 @@ struct NotesTests {
         let list = test.app.notesList
         try await eventually("the note is listed") { list.rows.count == 1 }
         await list.delete(note.id)
-        try await eventually("the row waits to delete") { list.rows.first?.state == .waitingToDelete }
+        try await eventually("the row is gone") { list.rows.isEmpty }
+        #expect(try await test.app.store.pendingChangeCount() == 1, "the delete waits for the next sync")
         #expect(list.recentlyDeleted?.id == note.id)
         #expect(try await test.app.device.notes.note(id: note.id) == nil)
         await list.undoDelete()

@@ -87,7 +87,7 @@ public final class NotesListModel {
     func start() {
         guard observing.isEmpty, let repository else { return }
         observing = [
-            repository.observe(sourceId: nil, includingDeleted: true).follow { [weak self] notes in
+            repository.observe(sourceId: nil).follow { [weak self] notes in
                 self?.notes = notes
                 self?.rebuild()
             },
@@ -98,7 +98,7 @@ public final class NotesListModel {
         ]
     }
 
-    /// Deletes a note (swipe); it stays listed as waiting to delete until the server has it, and can be brought back.
+    /// Deletes a note (swipe): its row goes at once, the delete waits for the next sync, and "Undo" brings it back.
     public func delete(_ id: UUID) async {
         guard let repository else { return }
         do {

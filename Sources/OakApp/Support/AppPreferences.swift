@@ -9,6 +9,10 @@ public protocol AppPreferences: Sendable {
     /// Whether the original app's files were already moved into the store.
     var legacyFilesImported: Bool { get }
     func setLegacyFilesImported()
+    /// Whether the user was told that the original app's files could not be moved (told once; the move is tried
+    /// again at every launch).
+    var legacyImportFailureShown: Bool { get }
+    func setLegacyImportFailureShown()
 }
 
 /// Preferences in `UserDefaults` (the app's standard defaults on iOS).
@@ -33,5 +37,13 @@ public final class DefaultsPreferences: AppPreferences, @unchecked Sendable {
 
     public func setLegacyFilesImported() {
         defaults.set(true, forKey: "legacyFilesImported")
+    }
+
+    public var legacyImportFailureShown: Bool {
+        defaults.bool(forKey: "legacyImportFailureShown")
+    }
+
+    public func setLegacyImportFailureShown() {
+        defaults.set(true, forKey: "legacyImportFailureShown")
     }
 }
