@@ -31,6 +31,19 @@ public final class Navigation {
 
     public init() {}
 
+    /// The species list's selection where the list and the page stand side by side (iPad, regular width): the first
+    /// screen of the species stack, which the detail column shows; choosing another replaces the whole stack.
+    public var speciesSelection: Route? {
+        get { speciesPath.first }
+        set { speciesPath = newValue.map { [$0] } ?? [] }
+    }
+
+    /// The notes list's selection, as `speciesSelection` is the species list's.
+    public var notesSelection: Route? {
+        get { notesPath.first }
+        set { notesPath = newValue.map { [$0] } ?? [] }
+    }
+
     /// Shows a species' page on the species tab.
     public func showSpecies(_ name: String) {
         tab = .species

@@ -6,9 +6,11 @@ import SwiftUI
 struct NotesListView: View {
     @Bindable var model: NotesListModel
     let app: AppModel
+    /// The chosen note when the list stands beside the editor (`ListAndDetail`).
+    var selection: Binding<Navigation.Route?>?
 
     var body: some View {
-        List {
+        List(selection: selection) {
             ForEach(model.groups) { group in
                 Section(group.title) {
                     ForEach(group.rows) { row in

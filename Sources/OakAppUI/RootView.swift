@@ -2,24 +2,25 @@
 import OakApp
 import SwiftUI
 
-/// The four tabs, each with its navigation stack, and the sheets over them.
+/// The four tabs, the species and notes tabs each a list and the screens it opens (`ListAndDetail`), and the sheets
+/// over them.
 struct RootView: View {
     let app: AppModel
 
     var body: some View {
         @Bindable var navigation = app.navigation
         TabView(selection: $navigation.tab) {
-            NavigationStack(path: $navigation.speciesPath) {
-                SpeciesBrowserView(model: app.browser, app: app)
-                    .navigationDestination(for: Navigation.Route.self) { destination($0) }
-            }
+            ListAndDetail(
+                path: $navigation.speciesPath, selection: $navigation.speciesSelection, placeholder: "Choose a species", placeholderImage: "leaf",
+                list: { SpeciesBrowserView(model: app.browser, app: app, selection: $0) }, destination: { destination($0) }
+            )
             .tabItem { Label("Species", systemImage: "leaf") }
             .tag(Navigation.Tab.species)
 
-            NavigationStack(path: $navigation.notesPath) {
-                NotesListView(model: app.notesList, app: app)
-                    .navigationDestination(for: Navigation.Route.self) { destination($0) }
-            }
+            ListAndDetail(
+                path: $navigation.notesPath, selection: $navigation.notesSelection, placeholder: "Choose a note", placeholderImage: "note.text",
+                list: { NotesListView(model: app.notesList, app: app, selection: $0) }, destination: { destination($0) }
+            )
             .tabItem { Label("Notes", systemImage: "note.text") }
             .tag(Navigation.Tab.notes)
 

@@ -6,9 +6,11 @@ import SwiftUI
 struct SpeciesBrowserView: View {
     @Bindable var model: SpeciesBrowserModel
     let app: AppModel
+    /// The chosen species when the list stands beside its page (`ListAndDetail`).
+    var selection: Binding<Navigation.Route?>?
 
     var body: some View {
-        List {
+        List(selection: selection) {
             ForEach(model.groups) { group in
                 Section(group.title) {
                     ForEach(group.rows) { row in

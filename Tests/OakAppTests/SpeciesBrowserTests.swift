@@ -94,3 +94,28 @@ struct SpeciesBrowserTests {
         }
     }
 }
+
+@Suite("Navigation")
+@MainActor
+struct NavigationTests {
+    @Test("side by side (iPad): choosing in a list shows that screen in the detail column, replacing what was there; compact stacks keep their path")
+    func splitViewSelection() {
+        let navigation = Navigation()
+        #expect(navigation.speciesSelection == nil)
+        navigation.speciesSelection = .species("alba")
+        #expect(navigation.speciesPath == [.species("alba")])
+        // A page pushed from the species' page (a related species) stays on the detail column's stack…
+        navigation.showSpecies("bicolor")
+        #expect(navigation.speciesSelection == .species("alba"))
+        #expect(navigation.speciesPath == [.species("alba"), .species("bicolor")])
+        // …until another species is chosen in the list.
+        navigation.speciesSelection = .species("rubra")
+        #expect(navigation.speciesPath == [.species("rubra")])
+        let note = UUID()
+        navigation.showNote(note)
+        #expect(navigation.tab == .notes)
+        #expect(navigation.notesSelection == .note(note))
+        navigation.notesSelection = nil
+        #expect(navigation.notesPath.isEmpty)
+    }
+}
