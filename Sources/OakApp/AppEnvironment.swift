@@ -22,13 +22,15 @@ public struct AppEnvironment: Sendable {
     public var dictation: any Dictation
     /// Stamps local writes and "last synced" labels.
     public var clock: @Sendable () -> Date
+    /// Where notes' photos are kept on the device; nil: no photos (previews).
+    public var photos: NotePhotos?
 
     public init(
         storage: DeviceStorage, legacyDirectory: URL? = nil, starterCatalog: ExportFile? = nil, preferences: any AppPreferences,
         credentials: any CredentialStore, transport: any HTTPTransport = makeDefaultTransport(),
         connectivity: @escaping @Sendable (OakClient) -> any Connectivity = { makeDefaultConnectivity(client: $0) },
         syncConfiguration: SyncConfiguration = SyncConfiguration(), sleeper: any Sleeper = TaskSleeper(),
-        dictation: any Dictation = UnavailableDictation(), clock: @escaping @Sendable () -> Date = { Date() }
+        dictation: any Dictation = UnavailableDictation(), clock: @escaping @Sendable () -> Date = { Date() }, photos: NotePhotos? = nil
     ) {
         self.storage = storage
         self.legacyDirectory = legacyDirectory
@@ -41,11 +43,12 @@ public struct AppEnvironment: Sendable {
         self.sleeper = sleeper
         self.dictation = dictation
         self.clock = clock
+        self.photos = photos
     }
 
     /// The environment of the app on a phone: the database in Application Support, the original app's
-    /// Documents folder for the one-time migration, the bundled starter catalog, standard defaults and
-    /// the Keychain.
+    /// Documents folder for the one-time migration, its `Photos` folder for notes' photos, the bundled starter
+    /// catalog, standard defaults and the Keychain.
     public static func device(dictation: any Dictation) throws -> AppEnvironment {
         let manager = FileManager.default
         let support = try manager.url(for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
@@ -53,7 +56,7 @@ public struct AppEnvironment: Sendable {
         return AppEnvironment(
             storage: .file(support.appendingPathComponent("oak.sqlite").path), legacyDirectory: documents,
             starterCatalog: try StarterCatalog.bundled(), preferences: DefaultsPreferences(), credentials: makeDefaultCredentialStore(),
-            dictation: dictation)
+            dictation: dictation, photos: NotePhotos(directory: documents.appendingPathComponent("Photos", isDirectory: true)))
     }
 }
 

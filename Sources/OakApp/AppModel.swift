@@ -32,7 +32,7 @@ public final class AppModel {
         self.device = device
         sync = SyncStatusModel(clock: environment.clock, sleeper: environment.sleeper)
         browser = SpeciesBrowserModel(store: device.store)
-        notesList = NotesListModel(store: device.store)
+        notesList = NotesListModel(store: device.store, photos: environment.photos)
         sources = SourcesModel(store: device.store)
         settings = SettingsModel(preferences: environment.preferences, credentials: environment.credentials, transport: environment.transport)
         notesList.repository = device.notes
@@ -64,8 +64,10 @@ public final class AppModel {
         guard let directory = environment.legacyDirectory, !preferences.legacyFilesImported, LegacyAppImport.hasLegacyFiles(in: directory)
         else { return }
         do {
-            legacyImport = try await LegacyAppImport(store: store).run(directory: directory)
+            let summary = try await LegacyAppImport(store: store).run(directory: directory)
+            legacyImport = summary
             preferences.setLegacyFilesImported()
+            for (noteID, fileNames) in summary.photoFileNames { try environment.photos?.adopt(fileNames, for: noteID) }
         } catch {
             guard !preferences.legacyImportFailureShown else { return }
             launchProblem =
@@ -102,7 +104,9 @@ public final class AppModel {
 
     /// The model of the editor of a note.
     public func noteEditor(_ id: UUID) -> NoteEditorModel {
-        NoteEditorModel(noteID: id, repository: device.notes, dictation: environment.dictation)
+        let editor = NoteEditorModel(noteID: id, repository: device.notes, dictation: environment.dictation, photos: environment.photos)
+        editor.photosChanged = { [weak notesList] in notesList?.photosChanged() }
+        return editor
     }
 
     /// The model of the new-note sheet, for a species when one is known.

@@ -15,6 +15,9 @@ public struct LegacyImportSummary: Hashable, Sendable {
     public var createdSpecies = 0
     /// Notes that could not be taken, with why (one line each).
     public var problems: [String] = []
+    /// The photo files the old notes listed (`photoFileNames`, in the old app's `Photos` folder), by the id of the
+    /// note on this device they belong to now: the old note's own id, or the note it was matched with.
+    public var photoFileNames: [UUID: [String]] = [:]
 
     public init() {}
 }
@@ -114,8 +117,10 @@ public struct LegacyAppImport: Sendable {
             ?? LocalNote.fetchOne(db, species: name, sourceId: sourceId)
         guard existing == nil || existing?.syncStatus == .synced && existing?.serverVersion == 0 && existing?.id != old.id else {
             summary.skippedNotes += 1
+            if let existing, !old.photoFileNames.isEmpty { summary.photoFileNames[existing.id, default: []] += old.photoFileNames }
             return
         }
+        if !old.photoFileNames.isEmpty { summary.photoFileNames[old.id, default: []] += old.photoFileNames }
         // A starter-catalog copy of the same species and source gives way to the user's note.
         try existing?.delete(db)
         let species = try LocalStore.record(db, .species(name)) as Species?
@@ -133,7 +138,7 @@ public struct LegacyAppImport: Sendable {
 }
 
 /// A note as the original app's `species_notes.json` holds it (ISO 8601 dates, snake_case field names).
-/// Other keys (`photoFileNames`) are ignored; a missing `sourceId` means a personal observation.
+/// A missing `sourceId` means a personal observation; `photoFileNames` name files in the old app's `Photos` folder.
 struct LegacyNote: Decodable {
     struct Taxonomy: Decodable {
         var subgenus: String?
@@ -149,9 +154,10 @@ struct LegacyNote: Decodable {
     var sourceId: Int?
     var createdAt: Date
     var updatedAt: Date
+    var photoFileNames: [String]
 
     enum CodingKeys: String, CodingKey {
-        case id, taxonomy, fields, sourceId, createdAt, updatedAt
+        case id, taxonomy, fields, sourceId, createdAt, updatedAt, photoFileNames
     }
 
     init(from decoder: any Decoder) throws {
@@ -162,6 +168,7 @@ struct LegacyNote: Decodable {
         sourceId = try container.decodeIfPresent(Int.self, forKey: .sourceId)
         createdAt = try container.decode(Date.self, forKey: .createdAt)
         updatedAt = try container.decode(Date.self, forKey: .updatedAt)
+        photoFileNames = try container.decodeIfPresent([String].self, forKey: .photoFileNames) ?? []
     }
 
     /// `fields` in either form a file may hold: an object `{name: text}`, or the array `[name, text, name,

@@ -93,7 +93,9 @@ struct TestApp {
             credentials: credentials, connectivity: { _ in connectivity },
             syncConfiguration: SyncConfiguration(
                 retry: RetryPolicy(maxAttempts: 2, baseDelay: .milliseconds(2), maxDelay: .milliseconds(10)), debounce: .milliseconds(50)),
-            sleeper: ScaledSleeper(), dictation: dictation, clock: { clock.now() })
+            sleeper: ScaledSleeper(), dictation: dictation, clock: { clock.now() },
+            // Photos in the old app's Documents folder when there is one, as on a phone.
+            photos: NotePhotos(directory: (legacyDirectory ?? temporaryDirectory("oak-photos")).appendingPathComponent("Photos")))
         app = try AppModel(environment: environment)
     }
 

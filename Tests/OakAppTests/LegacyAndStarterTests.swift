@@ -260,7 +260,7 @@ struct LegacyAndStarterTests {
 /// A test-only stand-in for the original app's note model (our own code, the same shape): its fields are keyed
 /// by a `String` enum, and its hand-written `encode(to:)` writes them as an object keyed by the raw values,
 /// writes `sourceId` only when there is one, and always writes `photoFileNames`. That is what a phone holds.
-private struct OriginalAppNote: Encodable {
+struct OriginalAppNote: Encodable {
     struct Taxonomy: Encodable {
         var subgenus: String
         var section: String

@@ -22,8 +22,13 @@ public final class NoteEditorModel {
     public private(set) var lastError: String?
     /// Whether the note is gone (deleted elsewhere); the view closes.
     public private(set) var isMissing = false
+    /// The note's photos on this device, oldest first.
+    public private(set) var photos: [URL] = []
+    /// Told when a photo is added or removed (the notes list shows counts and thumbnails).
+    var photosChanged: (@MainActor () -> Void)?
     private let repository: NotesRepository
     private let dictation: any Dictation
+    private let photoStore: NotePhotos?
     /// Saves run one after another, in the order of the edits.
     private var saving: Task<Void, Never>?
     /// The fields with a save not yet finished, and how many: the stored note does not have their text yet.
@@ -33,10 +38,38 @@ public final class NoteEditorModel {
     /// The field dictation writes into and its text before dictation began, for `cancelDictation()`.
     private var dictationStart: (field: NoteFields.Field, text: String)?
 
-    init(noteID: UUID, repository: NotesRepository, dictation: any Dictation) {
+    init(noteID: UUID, repository: NotesRepository, dictation: any Dictation, photos: NotePhotos?) {
         self.noteID = noteID
         self.repository = repository
         self.dictation = dictation
+        photoStore = photos
+    }
+
+    /// Whether the device keeps photos (a preview may not).
+    public var canTakePhotos: Bool { photoStore != nil }
+
+    /// Keeps a photo (JPEG, from the camera or the library) with the note, on this device only.
+    public func addPhoto(_ jpeg: Data) {
+        guard let photoStore, isLoaded else { return }
+        do {
+            try photoStore.add(jpeg, to: noteID)
+            photos = photoStore.photos(of: noteID)
+            photosChanged?()
+        } catch {
+            lastError = "Could not keep the photo: \(error.localizedDescription)"
+        }
+    }
+
+    /// Removes one of the note's photos.
+    public func removePhoto(_ photo: URL) {
+        guard let photoStore else { return }
+        do {
+            try photoStore.remove(photo)
+        } catch {
+            lastError = "Could not remove the photo: \(error.localizedDescription)"
+        }
+        photos = photoStore.photos(of: noteID)
+        photosChanged?()
     }
 
     /// Reads the note and follows it from then on; calling it again changes nothing.
@@ -48,6 +81,7 @@ public final class NoteEditorModel {
         }
         title = Formatting.fullName(note.scientificName)
         show(note)
+        photos = photoStore?.photos(of: noteID) ?? []
         isLoaded = true
         following = repository.observe(species: note.scientificName, sourceId: note.sourceId).follow { [weak self, noteID] notes in
             guard let self else { return }

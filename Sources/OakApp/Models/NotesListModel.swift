@@ -45,6 +45,9 @@ public struct NoteRow: Hashable, Sendable, Identifiable {
     public var subtitle: String?
     public var state: NoteRowState
     public var updatedAt: Date
+    /// How many photos the note has on this device, and the first, for a thumbnail.
+    public var photoCount = 0
+    public var thumbnail: URL?
 }
 
 /// A group of the notes list: one subgenus.
@@ -74,13 +77,15 @@ public final class NotesListModel {
     }
     var repository: NotesRepository?
     private let store: LocalStore
+    private let photos: NotePhotos?
     private var notes: [LocalNote] = []
     /// Source names by id, for the rows of notes that are not your own observations.
     private var sourceNames: [Int: String] = [:]
     private var observing: [Task<Void, Never>] = []
 
-    init(store: LocalStore) {
+    init(store: LocalStore, photos: NotePhotos?) {
         self.store = store
+        self.photos = photos
     }
 
     /// Follows the notes: local writes and syncs show at once.
@@ -102,7 +107,9 @@ public final class NotesListModel {
     public func delete(_ id: UUID) async {
         guard let repository else { return }
         do {
-            recentlyDeleted = try await repository.delete(id: id)
+            let deleted = try await repository.delete(id: id)
+            forgetRecentlyDeleted()
+            recentlyDeleted = deleted
         } catch {
             lastError = "Could not delete the note: \(error)"
         }
@@ -119,9 +126,22 @@ public final class NotesListModel {
         }
     }
 
-    /// Forgets the undo offer (the banner timed out).
+    /// A note's photos changed: the rows' counts and thumbnails follow.
+    func photosChanged() {
+        rebuild()
+    }
+
+    /// Forgets the undo offer (the banner timed out): the deleted note's photos go with it.
     public func dismissUndo() {
+        forgetRecentlyDeleted()
+    }
+
+    /// The undo offer ends (timed out, or another note deleted): the note cannot come back from here, so its
+    /// photos, which are on this device only, are removed.
+    private func forgetRecentlyDeleted() {
+        guard let note = recentlyDeleted else { return }
         recentlyDeleted = nil
+        try? photos?.removeAll(of: note.id)
     }
 
     private func rebuild() {
@@ -148,8 +168,9 @@ public final class NotesListModel {
         let full = Formatting.fullName(note.scientificName)
         let source = note.sourceId == Source.personalObservationID ? nil : "from \(sourceNames[note.sourceId] ?? "source \(note.sourceId)")"
         let subtitle = [common == nil ? nil : full, source].compactMap { $0 }.joined(separator: " · ")
+        let pictures = photos?.photos(of: note.id) ?? []
         return NoteRow(
             id: note.id, species: note.scientificName, title: common ?? full, subtitle: subtitle.isEmpty ? nil : subtitle,
-            state: NoteRowState(note), updatedAt: note.updatedAt)
+            state: NoteRowState(note), updatedAt: note.updatedAt, photoCount: pictures.count, thumbnail: pictures.first)
     }
 }
