@@ -1,12 +1,15 @@
 #if canImport(SwiftUI) && canImport(UIKit)
 import OakApp
 import OakModels
+import PhotosUI
 import SwiftUI
 
 /// The note editor: one section per field, saved as you type, with dictation into any field.
 struct NoteEditorView: View {
     /// Owned by the view: a rebuild of the screen above keeps this model and what it holds.
     @State private var model: NoteEditorModel
+    /// Photos chosen in the library, until they are copied into the note.
+    @State private var picked: [PhotosPickerItem] = []
     @Environment(\.dismiss) private var dismiss
 
     init(model: NoteEditorModel) {
@@ -20,6 +23,26 @@ struct NoteEditorView: View {
             }
             if let error = model.lastError {
                 Text(error).font(.footnote).foregroundStyle(.red)
+            }
+            if model.canTakePhotos {
+                Section("Photos") {
+                    if !model.photos.isEmpty {
+                        ScrollView(.horizontal) {
+                            HStack {
+                                ForEach(model.photos, id: \.self) { photo in
+                                    PhotoThumbnail(url: photo, side: 96)
+                                        .contextMenu {
+                                            Button("Remove photo", role: .destructive) { model.removePhoto(photo) }
+                                        }
+                                }
+                            }
+                        }
+                    }
+                    // JPEG whatever the library holds (HEIC included), as the note's photos are kept.
+                    PhotosPicker(selection: $picked, matching: .images, preferredItemEncoding: .compatible) {
+                        Label("Add from the library", systemImage: "photo.on.rectangle")
+                    }
+                }
             }
             ForEach(NoteFields.Field.allCases, id: \.self) { field in
                 Section(field.label) {
@@ -47,6 +70,15 @@ struct NoteEditorView: View {
                             }
                         }
                     }
+                }
+            }
+        }
+        .onChange(of: picked) { _, items in
+            guard !items.isEmpty else { return }
+            picked = []
+            Task {
+                for item in items {
+                    if let jpeg = try? await item.loadTransferable(type: Data.self) { model.addPhoto(jpeg) }
                 }
             }
         }

@@ -63,10 +63,22 @@ struct NoteRowView: View {
     let row: NoteRow
 
     var body: some View {
+        HStack {
+            if let thumbnail = row.thumbnail {
+                PhotoThumbnail(url: thumbnail, side: 44)
+            }
+            details
+        }
+    }
+
+    private var details: some View {
         VStack(alignment: .leading, spacing: 2) {
             Text(row.title)
             if let subtitle = row.subtitle {
                 Text(subtitle).font(.caption).italic().foregroundStyle(.secondary)
+            }
+            if row.photoCount > 0 {
+                Label("\(row.photoCount)", systemImage: "photo").font(.caption2).foregroundStyle(.secondary)
             }
             if row.state != .synced {
                 Label(row.state.label, systemImage: icon).font(.caption2).foregroundStyle(color)
