@@ -76,6 +76,26 @@ public final class AppModel {
         }
     }
 
+    /// Imports the original app's files as the user picked them in the Files app (an app installed beside the old
+    /// one cannot read its folder), by file name: `species_notes.json` (or the one file picked, whatever its name)
+    /// and `sources.json` when picked. On success the summary shows as after a migration at launch
+    /// (`legacyImport`); otherwise why, in words, and nothing is imported.
+    public func importFromPreviousApp(files: [String: Data]) async -> String? {
+        let sources = files[LegacyAppImport.sourcesFileName]
+        guard let notes = files[LegacyAppImport.notesFileName] ?? (files.count == 1 && sources == nil ? files.values.first : nil) else {
+            return "Choose the previous app's \(LegacyAppImport.notesFileName) (and \(LegacyAppImport.sourcesFileName) if you added sources)."
+        }
+        do {
+            let summary = try await LegacyAppImport(store: store).run(notes: notes, sources: sources)
+            legacyImport = summary
+            return nil
+        } catch is DecodingError {
+            return "These are not the previous app's files: choose species_notes.json (and sources.json) from its folder."
+        } catch {
+            return "The notes could not be imported: \(error)"
+        }
+    }
+
     /// Call when the app comes to the foreground: syncs.
     public func enteredForeground() async {
         await device.engine?.appWillEnterForeground()

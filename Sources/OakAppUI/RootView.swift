@@ -31,7 +31,7 @@ struct RootView: View {
             .tag(Navigation.Tab.sources)
 
             NavigationStack {
-                SettingsView(model: app.settings, sync: app.sync)
+                SettingsView(model: app.settings, sync: app.sync, app: app)
             }
             .tabItem { Label("Settings", systemImage: "gearshape") }
             .tag(Navigation.Tab.settings)

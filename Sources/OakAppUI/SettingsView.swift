@@ -7,8 +7,11 @@ import UniformTypeIdentifiers
 struct SettingsView: View {
     @Bindable var model: SettingsModel
     let sync: SyncStatusModel
+    let app: AppModel
     @State private var unsyncedToConfirm: Int?
     @State private var export: NotesExport?
+    @State private var choosingPreviousFiles = false
+    @State private var importProblem: String?
 
     var body: some View {
         Form {
@@ -48,6 +51,7 @@ struct SettingsView: View {
                 Button("Sync now") { Task { await sync.refresh() } }
             }
             Section {
+                Button("Import notes from the previous app…") { choosingPreviousFiles = true }
                 Button("Export my notes") {
                     Task { export = (try? await model.exportNotes()).map(NotesExport.init) }
                 }
@@ -59,6 +63,19 @@ struct SettingsView: View {
                     }
                 }
             }
+        }
+        .fileImporter(isPresented: $choosingPreviousFiles, allowedContentTypes: [.json], allowsMultipleSelection: true) { result in
+            guard case .success(let urls) = result else { return }
+            let files = Self.read(urls)
+            Task { importProblem = await app.importFromPreviousApp(files: files) }
+        }
+        .alert(
+            "Import from the previous app",
+            isPresented: Binding(get: { @MainActor in importProblem != nil }, set: { @MainActor in if !$0 { importProblem = nil } })
+        ) {
+            Button("OK", role: .cancel) {}
+        } message: {
+            Text(importProblem ?? "")
         }
         .navigationTitle("Settings")
         .confirmationDialog(
@@ -78,6 +95,19 @@ struct SettingsView: View {
             isPresented: Binding(get: { @MainActor in export != nil }, set: { @MainActor in if !$0 { export = nil } }), document: export, contentType: .json,
             defaultFilename: "oak-notes.json"
         ) { _ in export = nil }
+    }
+}
+
+extension SettingsView {
+    /// The picked files by name; the Files app lends them for the time of the read only.
+    static func read(_ urls: [URL]) -> [String: Data] {
+        var files: [String: Data] = [:]
+        for url in urls {
+            let lent = url.startAccessingSecurityScopedResource()
+            defer { if lent { url.stopAccessingSecurityScopedResource() } }
+            if let data = try? Data(contentsOf: url) { files[url.lastPathComponent] = data }
+        }
+        return files
     }
 }
 

@@ -43,13 +43,18 @@ public struct LegacyAppImport: Sendable {
 
     /// Imports the files in `directory`; a missing sources file means only the standard sources were used.
     public func run(directory: URL) async throws -> LegacyImportSummary {
+        let sourcesURL = directory.appendingPathComponent(Self.sourcesFileName)
+        return try await run(
+            notes: try Data(contentsOf: directory.appendingPathComponent(Self.notesFileName)),
+            sources: FileManager.default.fileExists(atPath: sourcesURL.path) ? try Data(contentsOf: sourcesURL) : nil)
+    }
+
+    /// Imports the contents of the two files, as a person picked them in the Files app (`sources` nil: not picked).
+    public func run(notes notesFile: Data, sources sourcesFile: Data?) async throws -> LegacyImportSummary {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        let notes = try decoder.decode([LegacyNote].self, from: try Data(contentsOf: directory.appendingPathComponent(Self.notesFileName)))
-        let sourcesURL = directory.appendingPathComponent(Self.sourcesFileName)
-        let sources =
-            FileManager.default.fileExists(atPath: sourcesURL.path)
-            ? try decoder.decode([LegacySource].self, from: try Data(contentsOf: sourcesURL)) : []
+        let notes = try decoder.decode([LegacyNote].self, from: notesFile)
+        let sources = try sourcesFile.map { try decoder.decode([LegacySource].self, from: $0) } ?? []
         let summary = try await store.writer.write { db in
             var summary = LegacyImportSummary()
             let sourceIDs = try Self.sourceIDs(db, sources, &summary)

@@ -341,3 +341,28 @@ private struct SynthesizedCodingNote: Codable {
 private struct FieldsAsArray: Decodable {
     var fields: [String]
 }
+
+@Suite("Importing the previous app's files from the Files app")
+@MainActor
+struct PickedLegacyFilesTests {
+    @Test("the notes and sources files picked in the Files app are imported as at launch; a wrong file says so and imports nothing")
+    func importsPickedFiles() async throws {
+        let test = try TestApp()
+        await test.app.launch()
+        let refused = await test.app.importFromPreviousApp(files: ["trail.json": Data("{\"not\": \"notes\"}".utf8)])
+        #expect(refused?.hasPrefix("These are not the previous app's files") == true)
+        let onlySources = await test.app.importFromPreviousApp(files: ["sources.json": Data(LegacyAndStarterTests.oldSources.utf8)])
+        #expect(onlySources?.hasPrefix("Choose the previous app's species_notes.json") == true)
+        #expect(try await test.app.store.pendingChangeCount() == 0)
+        #expect(test.app.legacyImport == nil)
+
+        let problem = await test.app.importFromPreviousApp(files: [
+            "species_notes.json": try LegacyAndStarterTests.oldNotes(), "sources.json": Data(LegacyAndStarterTests.oldSources.utf8),
+        ])
+        #expect(problem == nil)
+        let summary = try #require(test.app.legacyImport)
+        #expect(summary.importedNotes == 4)
+        #expect(summary.createdSources == 1)
+        try await eventually("the notes are listed") { test.app.notesList.rows.count == 4 }
+    }
+}
