@@ -10,6 +10,7 @@ struct NoteEditorView: View {
     @State private var model: NoteEditorModel
     /// Photos chosen in the library, until they are copied into the note.
     @State private var picked: [PhotosPickerItem] = []
+    @State private var showsCamera = false
     @Environment(\.dismiss) private var dismiss
 
     init(model: NoteEditorModel) {
@@ -39,6 +40,9 @@ struct NoteEditorView: View {
                         }
                     }
                     // JPEG whatever the library holds (HEIC included), as the note's photos are kept.
+                    if CameraView.isAvailable {
+                        Button("Take a photo", systemImage: "camera") { showsCamera = true }
+                    }
                     PhotosPicker(selection: $picked, matching: .images, preferredItemEncoding: .compatible) {
                         Label("Add from the library", systemImage: "photo.on.rectangle")
                     }
@@ -72,6 +76,9 @@ struct NoteEditorView: View {
                     }
                 }
             }
+        }
+        .fullScreenCover(isPresented: $showsCamera) {
+            CameraView { jpeg in model.addPhoto(jpeg) }
         }
         .onChange(of: picked) { _, items in
             guard !items.isEmpty else { return }
