@@ -99,6 +99,33 @@ struct TestApp {
         app = try AppModel(environment: environment)
     }
 
+    /// A launched app with a note on alba holding `fields`, and that note's editor, loaded.
+    static func withOpenEditor(dictation: any Dictation = UnavailableDictation(), fields: NoteFields) async throws -> (
+        test: TestApp, note: LocalNote, editor: NoteEditorModel
+    ) {
+        let test = try TestApp(dictation: dictation)
+        await test.app.launch()
+        let note = try await test.app.device.notes.create(scientificName: "alba", fields: fields)
+        let editor = test.app.noteEditor(note.id)
+        await editor.load()
+        return (test, note, editor)
+    }
+
+    /// Two launched apps on one server and one write clock, sharing a note on alba (`bark` "first") made on the
+    /// phone and synced to the tablet.
+    static func phoneAndTablet(on server: LiveServer) async throws -> (phone: TestApp, tablet: TestApp, note: LocalNote) {
+        let clock = WriteClock()
+        let phone = try TestApp(server: server, clock: clock)
+        let tablet = try TestApp(server: server, clock: clock)
+        await phone.app.launch()
+        await tablet.app.launch()
+        let note = try await phone.app.device.notes.create(scientificName: "alba", fields: NoteFields(bark: "first"))
+        await phone.app.sync.refresh()
+        await tablet.app.sync.refresh()
+        try await eventually("the tablet has the note") { tablet.app.notesList.rows.first?.id == note.id }
+        return (phone, tablet, note)
+    }
+
     /// Turns the network off or on, as the platform's monitor would report it.
     func set(online: Bool) {
         connectivity.set(online: online)

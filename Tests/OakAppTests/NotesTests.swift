@@ -153,11 +153,8 @@ struct NotesTests {
 
     @Test("dictation writes what it hears after the field's text, and saves it")
     func dictationIntoField() async throws {
-        let test = try TestApp(dictation: ScriptedDictation(phrases: ["acorns", "in", "clusters"]))
-        await test.app.launch()
-        let note = try await test.app.device.notes.create(scientificName: "alba", fields: NoteFields(fieldNotes: "Seen on the ridge."))
-        let editor = test.app.noteEditor(note.id)
-        await editor.load()
+        let (test, note, editor) = try await TestApp.withOpenEditor(
+            dictation: ScriptedDictation(phrases: ["acorns", "in", "clusters"]), fields: NoteFields(fieldNotes: "Seen on the ridge."))
         await editor.startDictation(into: .fieldNotes)
         await editor.stopDictation()
         await editor.flush()
@@ -174,22 +171,16 @@ struct NotesTests {
             (DictationError.unavailable, DictationError.unavailable.errorDescription!),
             (RecognizerFault(), "Dictation stopped unexpectedly. Try again, or type the note."),
         ] {
-            let test = try TestApp(dictation: ScriptedDictation(phrases: [], failure: failure))
-            await test.app.launch()
-            let note = try await test.app.device.notes.create(scientificName: "alba", fields: NoteFields(leaf: "Lobed"))
-            let editor = test.app.noteEditor(note.id)
-            await editor.load()
+            let (_, _, editor) = try await TestApp.withOpenEditor(
+                dictation: ScriptedDictation(phrases: [], failure: failure), fields: NoteFields(leaf: "Lobed"))
             await editor.startDictation(into: .leaf)
             await editor.stopDictation()
             #expect(editor.lastError == expected)
             #expect(!(editor.lastError ?? "").contains("RecognizerFault"))
         }
 
-        let test = try TestApp(dictation: ScriptedDictation(phrases: ["acorns", "in", "clusters"]))
-        await test.app.launch()
-        let note = try await test.app.device.notes.create(scientificName: "alba", fields: NoteFields(fieldNotes: "Seen on the ridge."))
-        let editor = test.app.noteEditor(note.id)
-        await editor.load()
+        let (test, note, editor) = try await TestApp.withOpenEditor(
+            dictation: ScriptedDictation(phrases: ["acorns", "in", "clusters"]), fields: NoteFields(fieldNotes: "Seen on the ridge."))
         await editor.startDictation(into: .fieldNotes)
         await editor.cancelDictation()
         await editor.flush()
@@ -200,11 +191,8 @@ struct NotesTests {
 
     @Test("dictation without permission says so and changes nothing")
     func dictationRefused() async throws {
-        let test = try TestApp(dictation: ScriptedDictation(phrases: ["never"], authorized: false))
-        await test.app.launch()
-        let note = try await test.app.device.notes.create(scientificName: "alba", fields: NoteFields(leaf: "Lobed"))
-        let editor = test.app.noteEditor(note.id)
-        await editor.load()
+        let (_, _, editor) = try await TestApp.withOpenEditor(
+            dictation: ScriptedDictation(phrases: ["never"], authorized: false), fields: NoteFields(leaf: "Lobed"))
         await editor.startDictation(into: .leaf)
         #expect(editor.lastError?.contains("permission") == true)
         #expect(editor.text(.leaf) == "Lobed")

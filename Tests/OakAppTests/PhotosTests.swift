@@ -13,11 +13,7 @@ struct PhotosTests {
 
     @Test("photos added to a note are kept on the device, shown in the editor and counted in the list with a thumbnail")
     func photosShownInEditorAndList() async throws {
-        let test = try TestApp()
-        await test.app.launch()
-        let note = try await test.app.device.notes.create(scientificName: "alba", fields: NoteFields(leaf: "Lobed"))
-        let editor = test.app.noteEditor(note.id)
-        await editor.load()
+        let (test, note, editor) = try await TestApp.withOpenEditor(fields: NoteFields(leaf: "Lobed"))
         #expect(editor.canTakePhotos)
         editor.addPhoto(Self.jpeg("bark"))
         editor.addPhoto(Self.jpeg("acorns"))
@@ -37,11 +33,7 @@ struct PhotosTests {
 
     @Test("a deleted note's photos stay while it can be brought back, come back with it, and go when the undo offer ends")
     func photosFollowDeleteAndUndo() async throws {
-        let test = try TestApp()
-        await test.app.launch()
-        let note = try await test.app.device.notes.create(scientificName: "alba", fields: NoteFields(leaf: "Lobed"))
-        let editor = test.app.noteEditor(note.id)
-        await editor.load()
+        let (test, note, editor) = try await TestApp.withOpenEditor(fields: NoteFields(leaf: "Lobed"))
         editor.addPhoto(Self.jpeg("leaf"))
         let photo = try #require(editor.photos.first)
         let list = test.app.notesList

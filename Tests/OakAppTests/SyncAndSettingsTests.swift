@@ -39,15 +39,7 @@ struct SyncAndSettingsTests {
     @Test("the same note edited on two devices: both lists end with the later edit (last write wins)")
     func lastWriteWinsOnTwoDevices() async throws {
         try await withServer { server in
-            let clock = WriteClock()
-            let phone = try TestApp(server: server, clock: clock)
-            let tablet = try TestApp(server: server, clock: clock)
-            await phone.app.launch()
-            await tablet.app.launch()
-            let note = try await phone.app.device.notes.create(scientificName: "alba", fields: NoteFields(bark: "first"))
-            await phone.app.sync.refresh()
-            await tablet.app.sync.refresh()
-            try await eventually("the tablet has the note") { tablet.app.notesList.rows.first?.id == note.id }
+            let (phone, tablet, note) = try await TestApp.phoneAndTablet(on: server)
             phone.set(online: false)
             tablet.set(online: false)
             let phoneEditor = phone.app.noteEditor(note.id)
@@ -76,15 +68,7 @@ struct SyncAndSettingsTests {
     @Test("an open editor shows an edit pulled from another device, keeps what is typed in it, and puts back no old text")
     func openEditorFollowsPulledEdit() async throws {
         try await withServer { server in
-            let clock = WriteClock()
-            let phone = try TestApp(server: server, clock: clock)
-            let tablet = try TestApp(server: server, clock: clock)
-            await phone.app.launch()
-            await tablet.app.launch()
-            let note = try await phone.app.device.notes.create(scientificName: "alba", fields: NoteFields(bark: "first"))
-            await phone.app.sync.refresh()
-            await tablet.app.sync.refresh()
-            try await eventually("the tablet has the note") { tablet.app.notesList.rows.first?.id == note.id }
+            let (phone, tablet, note) = try await TestApp.phoneAndTablet(on: server)
             let phoneEditor = phone.app.noteEditor(note.id)
             await phoneEditor.load()
             #expect(phoneEditor.text(.bark) == "first")
