@@ -70,6 +70,41 @@ func temporaryHome() -> URL { temporaryDirectory("oak-home") }
 
 @Suite("The oak binary")
 struct BinaryTests {
+    @Test("every command's help reads in paragraphs: no sentence of its description broken in the middle of a line")
+    func helpReadsInParagraphs() async throws {
+        let home = temporaryHome()
+        let top = try await OakBinary.run(["--help"], home: home)
+        #expect(top.status == 0)
+        let commands = Self.subcommands(in: top.output)
+        #expect(commands.contains("migrate") && commands.contains("serve"))
+        for command in commands {
+            let help = try await OakBinary.run([command, "--help"], home: home)
+            #expect(help.status == 0, "oak \(command) --help")
+            var pages = [(command, help.output)]
+            for sub in Self.subcommands(in: help.output) {
+                pages.append(("\(command) \(sub)", try await OakBinary.run([command, sub, "--help"], home: home).output))
+            }
+            for (name, page) in pages {
+                // The text above USAGE: the help wraps a paragraph's lines near 80 columns, so a short line followed
+                // by more of the same paragraph is a break written into the text.
+                let description = page.components(separatedBy: "USAGE:")[0].components(separatedBy: "\n")
+                for (line, next) in zip(description, description.dropFirst())
+                where !line.isEmpty && !next.isEmpty && !line.hasPrefix(" ") && !next.hasPrefix(" ") && !line.hasSuffix(":") {
+                    #expect(line.count >= 60, "oak \(name) --help breaks a sentence after \"\(line)\"")
+                }
+            }
+        }
+    }
+
+    /// The subcommands a help page lists.
+    static func subcommands(in help: String) -> [String] {
+        guard let list = help.components(separatedBy: "SUBCOMMANDS:").dropFirst().first else { return [] }
+        return list.components(separatedBy: "\n").compactMap { line in
+            guard line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(separator: " ").first else { return nil }
+            return name.hasPrefix("-") || name == "See" ? nil : String(name)
+        }
+    }
+
     @Test("5 oak version prints the API version and the oldest client it supports")
     func version() async throws {
         let outcome = try await OakBinary.run(["version"], home: temporaryHome())

@@ -13,18 +13,18 @@ struct MigrateCommand: AsyncParsableCommand {
         commandName: "migrate",
         abstract: "Copy a whole database from a SQLite file into PostgreSQL, or back.",
         discussion: """
-            Copies every species, taxon, source, source row and note, the API tokens, and the sync state: the
-            change log keeps its sequence numbers and the database its identity, so devices go on syncing from
-            where they were without starting over. Each table is then read back, and its row count and a SHA-256
+            Copies every species, taxon, source, source row and note, the API tokens, and the sync state: the \
+            change log keeps its sequence numbers and the database its identity, so devices go on syncing from \
+            where they were without starting over. Each table is then read back, and its row count and a SHA-256 \
             of its rows compared with the source's.
 
-            Stop the servers of both databases first. A SQLite source is brought to the current schema in place,
-            as oak serve would; a PostgreSQL target that does not exist is created. A target that already holds
+            Stop the servers of both databases first. A SQLite source is brought to the current schema in place, \
+            as oak serve would; a PostgreSQL target that does not exist is created. A target that already holds \
             data (more than a new database's standard sources) is refused unless --force, which replaces it.
 
             Examples:
-              oak migrate --from oak_compendium.db --to postgres://oak:secret@db.example.org/oak
-              oak migrate --from postgres://oak:secret@db.example.org/oak --to restored.db
+              oak migrate --from oak_compendium.db --to postgres://oak@db.example.org/oak
+              oak migrate --from postgres://oak@db.example.org/oak --to restored.db
             """
     )
 

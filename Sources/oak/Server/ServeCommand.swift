@@ -15,11 +15,11 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the API server.",
         discussion: """
-            Opens (or creates) the database, migrates it forward in place, and serves /api/v1.
-            A new database gets the standard sources and a starter dataset of oak species.
-            With --database-url (or DATABASE_URL) it serves a PostgreSQL database instead of a file; any number
-            of servers may share it (see README, Deploying).
-            Writes need the owner key: OAK_API_KEY, or ~/.oak/api_key (created on first start).
+            Opens (or creates) the database, migrates it forward in place, and serves /api/v1. \
+            A new database gets the standard sources and a starter dataset of oak species. \
+            With --database-url (or DATABASE_URL) it serves a PostgreSQL database instead of a file; any number \
+            of servers may share it (see README, Deploying). \
+            Writes need the owner key: OAK_API_KEY, or ~/.oak/api_key (created on first start). \
             Stop with Ctrl-C or SIGTERM; in-flight requests finish first.
             """
     )
