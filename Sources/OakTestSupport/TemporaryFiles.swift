@@ -2,11 +2,23 @@ import Foundation
 import OakStore
 import OakStoreSQLite
 
-/// A new empty directory under the temporary directory.
+/// A new empty directory in this test process's own folder under the temporary directory, which is removed when the
+/// process exits (a run that crashes or is killed leaves it, named `oak-tests-<pid>-…`).
 public func temporaryDirectory(_ prefix: String) -> URL {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    let directory = TestRunFolder.url.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
     try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     return directory
+}
+
+/// The folder of this test process's temporary directories, made on first use and removed at exit.
+private enum TestRunFolder {
+    static let url: URL = {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "oak-tests-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: TestRunFolder.url) }
+        return folder
+    }()
 }
 
 /// The path of a database file (not created) in a new temporary directory.
