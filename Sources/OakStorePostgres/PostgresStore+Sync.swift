@@ -43,7 +43,7 @@ extension PostgresStore: SyncRepository {
                     cursor, database: try await Self.databaseID(session), head: try await Self.changeLogHead(session), field: "cursor"
                 ).database
             }
-            // Each statement is a round trip: what every change of the batch needs is read in four queries.
+            // Each statement is a round trip: what every change of the batch needs is read in three queries.
             var batch = try await Self.pushBatch(session, changes, history: history)
             var slots = try await PushNoteSlots.read(session, for: &batch)
             var inserts = PushNoteInserts()
@@ -185,28 +185,28 @@ extension PostgresStore: SyncRepository {
         batch.answerAwaited(key: key, encoded: json.withBytes { Data($0) })
     }
 
-    /// Reads a push batch's receipts, and the stored notes and tombstones of the ids it names, in two queries (see
+    /// Reads a push batch's receipts, and the stored notes and tombstones of the ids it names, in one query (see
     /// `PushBatch`; its species are read with its slots, `PushNoteSlots`).
     static func pushBatch(_ session: PostgresSession, _ changes: [PushChange], history: String?) async throws -> PushBatch {
         var batch = PushBatch(changes, history: history)
-        for row in try await session.rows(PushBatch.receiptsQuery(elements: "SELECT jsonb_array_elements_text($1::jsonb)"), [.text(batch.digestsJSON)]) {
-            batch.addReceipt(row)
-        }
-        for row in try await session.rows(Self.notesAndTombstones, [.text(PushBatch.ids(of: changes))]) {
+        let pairs = zip(changes, batch.digests).map { [$0.id.wireString, $1] }
+        for row in try await session.rows(Self.batchState, [.text(ColumnCoding.json(pairs))]) {
+            if row.text("digest") != nil { batch.addReceipt(row) }
             if row.text("uuid") != nil { batch.addNote(Note(row: row)) }
             if row.text("entity_key") != nil { batch.addTombstone(row) }
         }
         return batch
     }
 
-    /// Each id of the JSON array `$1` with its note (`noteSelect`'s columns) or its tombstone (`entity_key`, `seq`,
-    /// `deleted_at`), when it has one: the two reads in one round trip.
-    private static let notesAndTombstones = """
-        SELECT n.*, t.entity_key, t.seq, t.deleted_at
-        FROM jsonb_array_elements_text($1::jsonb) AS k(id)
+    /// For each `[id, digest]` pair of the JSON array `$1`: the digest's receipt (`digest`, `result`), the id's note
+    /// (`noteSelect`'s columns) or its tombstone (`entity_key`, `seq`, `deleted_at`), those it has, in one round trip.
+    private static let batchState = """
+        SELECT r.digest, r.result, n.*, t.entity_key, t.seq, t.deleted_at
+        FROM (SELECT value->>0 AS id, value->>1 AS digest FROM jsonb_array_elements($1::jsonb)) k
+        LEFT JOIN LATERAL (\(PushBatch.receiptsQuery(elements: "k.digest"))) r ON TRUE
         LEFT JOIN LATERAL (\(noteSelect) WHERE ss.uuid = k.id) n ON TRUE
         LEFT JOIN LATERAL (\(PushBatch.tombstonesQuery(elements: "k.id", .byKey))) t ON TRUE
-        WHERE n.uuid IS NOT NULL OR t.entity_key IS NOT NULL
+        WHERE r.digest IS NOT NULL OR n.uuid IS NOT NULL OR t.entity_key IS NOT NULL
         """
 
     /// Writes a batch's receipts in one statement, stamped by the database's clock as tombstones are (compaction
