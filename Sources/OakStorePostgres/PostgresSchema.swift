@@ -21,6 +21,7 @@ enum PostgresSchema {
         ("v2 field times", "ALTER TABLE species_sources ADD COLUMN field_times text"),
         ("v3 notes inserted by statement", v3),
         ("v4 change notifications", v4),
+        ("v5 note inserts logged by index", v5),
     ]
 
     /// A key for `pg_advisory_xact_lock` held while migrating.
@@ -228,5 +229,28 @@ enum PostgresSchema {
         $$;
         CREATE CONSTRAINT TRIGGER change_log_head_moved AFTER UPDATE ON change_log_head
             DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION oak_notify_changes();
+        """
+
+    /// The log entries a statement's new notes replace (a revived note's tombstone) are looked up by key: the join
+    /// with the transition table that v3 wrote was planned as a scan of the whole change log (it has no statistics
+    /// for the transition table), 2–3 ms for a push batch of 100 notes on a log of 15,000 entries, growing with the log.
+    private static let v5 = """
+        CREATE OR REPLACE FUNCTION oak_logged_note_inserts() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+            inserted bigint;
+            last_seq bigint;
+        BEGIN
+            SELECT count(*) INTO inserted FROM new_notes;
+            IF inserted = 0 THEN RETURN NULL; END IF;
+            UPDATE change_log_head SET seq = seq + inserted RETURNING seq INTO last_seq;
+            DELETE FROM change_log WHERE entity = 'notes' AND entity_key = ANY (ARRAY(SELECT uuid FROM new_notes));
+            INSERT INTO change_log(seq, entity, entity_key, op, changed_at, deleted_at)
+                SELECT last_seq - inserted + row_number() OVER (ORDER BY n.id), 'notes', n.uuid, 'upsert', oak_now(), NULL
+                FROM new_notes n;
+            INSERT INTO sync_state(key, value) VALUES ('listing_version', inserted::text)
+                ON CONFLICT (key) DO UPDATE SET value = (sync_state.value::bigint + inserted)::text;
+            RETURN NULL;
+        END
+        $$;
         """
 }

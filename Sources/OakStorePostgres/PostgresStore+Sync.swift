@@ -43,19 +43,15 @@ extension PostgresStore: SyncRepository {
                     cursor, database: try await Self.databaseID(session), head: try await Self.changeLogHead(session), field: "cursor"
                 ).database
             }
-            // Each statement is a round trip: what every change of the batch needs is read in six queries.
+            // Each statement is a round trip: what every change of the batch needs is read in three queries.
             var batch = try await Self.pushBatch(session, changes, history: history)
-            var slots = try await PushNoteSlots.read(session, for: batch)
+            var slots = try await PushNoteSlots.read(session, for: &batch)
             var inserts = PushNoteInserts()
             for (index, change) in changes.enumerated() {
-                if batch.awaitsAnswer(for: change.id) {
-                    try await inserts.flush(session)
-                    try await Self.answerStored(session, &batch)
-                }
+                if batch.awaitsAnswer(for: change.id) { try await Self.answerStored(session, &batch, &inserts) }
                 try await Self.applyOnce(session, index, now: now, batch: &batch, slots: &slots, inserts: &inserts)
             }
-            try await inserts.flush(session)
-            try await Self.answerStored(session, &batch)
+            try await Self.answerStored(session, &batch, &inserts)
             try await Self.saveReceipts(session, batch)
             return batch.responseBody()
         }
@@ -167,33 +163,51 @@ extension PostgresStore: SyncRepository {
     }
 
     /// Answers the upserts of the batch stored since the last call (`PushBatch.awaitAnswer`) with their notes
-    /// as the pull writes them, from one query.
-    static func answerStored(_ session: PostgresSession, _ batch: inout PushBatch) async throws {
+    /// as the pull writes them: new notes as their insert returned them (the held ones written first), the
+    /// others from one query.
+    static func answerStored(_ session: PostgresSession, _ batch: inout PushBatch, _ inserts: inout PushNoteInserts) async throws {
+        try await inserts.flush(session)
+        for row in inserts.takeStored() { try answerAwaited(PostgresColumns(row), &batch) }
         guard let ids = batch.awaitedIDsJSON else { return }
+        // `= ANY (ARRAY(…))` is looked up by the key index: `IN (SELECT …)` was planned as a scan of the whole log.
         try await session.forEach(
-            PulledNoteColumn.selection(.byKey) + " WHERE c.entity = 'notes' AND c.entity_key IN (SELECT jsonb_array_elements_text($1::jsonb))", [.text(ids)]
-        ) { columns in
-            guard let key = columns.string(PulledNoteColumn.uuid.rawValue), let id = batch.awaitedID(key: key) else { return }
-            var json = JSONOutput(capacity: 1024)
-            try json.appliedPushResult(id: id, columns)
-            batch.answerAwaited(key: key, encoded: json.withBytes { Data($0) })
-        }
+            PulledNoteColumn.selection(.byKey)
+                + " WHERE c.entity = 'notes' AND c.entity_key = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))", [.text(ids)]
+        ) { try answerAwaited($0, &batch) }
         try batch.finishAwaited()
     }
 
-    /// Reads what a push batch's changes need, in four queries (see `PushBatch`).
+    /// Answers the upsert awaiting the note of these `PulledNoteColumn`s.
+    private static func answerAwaited(_ columns: PostgresColumns, _ batch: inout PushBatch) throws {
+        guard let key = columns.string(PulledNoteColumn.uuid.rawValue), let id = batch.awaitedID(key: key) else { return }
+        var json = JSONOutput(capacity: 1024)
+        try json.appliedPushResult(id: id, columns)
+        batch.answerAwaited(key: key, encoded: json.withBytes { Data($0) })
+    }
+
+    /// Reads a push batch's receipts, and the stored notes and tombstones of the ids it names, in one query (see
+    /// `PushBatch`; its species are read with its slots, `PushNoteSlots`).
     static func pushBatch(_ session: PostgresSession, _ changes: [PushChange], history: String?) async throws -> PushBatch {
-        let elements = "SELECT jsonb_array_elements_text($1::jsonb)"
         var batch = PushBatch(changes, history: history)
-        for row in try await session.rows(PushBatch.receiptsQuery(elements: elements), [.text(batch.digestsJSON)]) {
-            batch.addReceipt(row)
+        let pairs = zip(changes, batch.digests).map { [$0.id.wireString, $1] }
+        for row in try await session.rows(Self.batchState, [.text(ColumnCoding.json(pairs))]) {
+            if row.text("digest") != nil { batch.addReceipt(row) }
+            if row.text("uuid") != nil { batch.addNote(Note(row: row)) }
+            if row.text("entity_key") != nil { batch.addTombstone(row) }
         }
-        let ids = StoredValue.text(PushBatch.ids(of: changes))
-        for row in try await session.rows("\(Self.noteSelect) WHERE ss.uuid IN (\(elements))", [ids]) { batch.addNote(Note(row: row)) }
-        for row in try await session.rows(PushBatch.tombstonesQuery(elements: elements, .byKey), [ids]) { batch.addTombstone(row) }
-        for row in try await session.rows(PushBatch.speciesQuery(elements: elements), [.text(batch.speciesNamesJSON)]) { batch.addSpecies(row) }
         return batch
     }
+
+    /// For each `[id, digest]` pair of the JSON array `$1`: the digest's receipt (`digest`, `result`), the id's note
+    /// (`noteSelect`'s columns) or its tombstone (`entity_key`, `seq`, `deleted_at`), those it has, in one round trip.
+    private static let batchState = """
+        SELECT r.digest, r.result, n.*, t.entity_key, t.seq, t.deleted_at
+        FROM (SELECT value->>0 AS id, value->>1 AS digest FROM jsonb_array_elements($1::jsonb)) k
+        LEFT JOIN LATERAL (\(PushBatch.receiptsQuery(elements: "k.digest"))) r ON TRUE
+        LEFT JOIN LATERAL (\(noteSelect) WHERE ss.uuid = k.id) n ON TRUE
+        LEFT JOIN LATERAL (\(PushBatch.tombstonesQuery(elements: "k.id", .byKey))) t ON TRUE
+        WHERE r.digest IS NOT NULL OR n.uuid IS NOT NULL OR t.entity_key IS NOT NULL
+        """
 
     /// Writes a batch's receipts in one statement, stamped by the database's clock as tombstones are (compaction
     /// removes both by one horizon).

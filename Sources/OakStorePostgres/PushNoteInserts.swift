@@ -1,11 +1,15 @@
 import OakModels
 import OakStore
+import PostgresNIO
 
 /// The new notes of a push batch, written together in one statement instead of one round trip each. A new note
 /// is held only until the push runs any other statement (`flush` comes first), so the change log still numbers
-/// the batch's changes in their order and every read sees the notes the batch made before it.
+/// the batch's changes in their order and every read sees the notes the batch made before it. The statement
+/// returns each note as the pull writes it, for its answer (`takeStored`), so the notes are not read again.
 struct PushNoteInserts {
     private var records: [SpeciesSource] = []
+    /// The notes written and not yet taken, as `PulledNoteColumn`s.
+    private var stored: [PostgresRandomAccessRow] = []
 
     mutating func add(_ record: SpeciesSource) {
         records.append(record)
@@ -31,17 +35,33 @@ struct PushNoteInserts {
             rows.raw("}")
         }
         rows.raw("]")
-        try await session.execute(Self.insertSQL, [.text(rows.withBytes { String(decoding: $0, as: UTF8.self) })])
+        stored += try await session.rows(Self.insertSQL, [.text(rows.withBytes { String(decoding: $0, as: UTF8.self) })])
         records.removeAll(keepingCapacity: true)
     }
 
-    /// The rows of a JSON array, typed by the table's own row type, inserted in the array's order.
+    /// The notes written since the last call, as `PulledNoteColumn`s.
+    mutating func takeStored() -> [PostgresRandomAccessRow] {
+        defer { stored.removeAll(keepingCapacity: true) }
+        return stored
+    }
+
+    /// The rows of a JSON array, typed by the table's own row type, inserted in the array's order; returned as
+    /// `PulledNoteColumn`s, each with the sequence number the insert trigger gives its change-log entry
+    /// (`oak_logged_note_inserts`: the head before the statement, which the trigger moves only at its end, plus
+    /// the row's rank by id).
     private static let insertSQL: String = {
         let columns = SpeciesSource.columnNames.map { "\"\($0)\"" }.joined(separator: ", ")
         return """
-            INSERT INTO species_sources (\(columns))
-            SELECT \(columns) FROM jsonb_populate_recordset(NULL::species_sources, $1::jsonb) WITH ORDINALITY AS row
-            ORDER BY row.ordinality
+            WITH ss AS (
+                INSERT INTO species_sources (\(columns))
+                SELECT \(columns) FROM jsonb_populate_recordset(NULL::species_sources, $1::jsonb) WITH ORDINALITY AS row
+                ORDER BY row.ordinality
+                RETURNING *
+            )
+            SELECT \(PulledNoteColumn.expressions)
+            FROM (SELECT ss.id, h.seq + row_number() OVER (ORDER BY ss.id) AS seq FROM ss, change_log_head h) c
+            JOIN ss ON ss.id = c.id
+            JOIN oak_entries e ON e.scientific_name = ss.scientific_name
             """
     }()
 }

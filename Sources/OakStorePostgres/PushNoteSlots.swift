@@ -3,8 +3,8 @@ import OakModels
 import OakStore
 
 /// What a push batch's new notes are checked against, read in two queries for the whole batch instead of one
-/// per new note: which of the sources the batch names exist, and which note each (species, source) pair it
-/// names already has. The batch's own inserts and deletes keep it current; nothing else can change it
+/// per new note: which of the species and sources the batch names exist, and which note each (species, source)
+/// pair it names already has. The batch's own inserts and deletes keep it current; nothing else can change it
 /// meanwhile, since a push holds the write lock (`PostgresStore.write`).
 struct PushNoteSlots {
     private struct Slot: Hashable, Codable {
@@ -15,22 +15,18 @@ struct PushNoteSlots {
     private var sources: Set<Int> = []
     private var notes: [Slot: String] = [:]
 
-    /// Reads the slots of a batch whose species were read (`PushBatch.addSpecies`).
-    static func read(_ session: PostgresSession, for batch: PushBatch) async throws -> PushNoteSlots {
-        var sourceIDs: Set<Int> = []
+    /// Reads the slots of a batch, and its species (`PushBatch.addSpecies`).
+    static func read(_ session: PostgresSession, for batch: inout PushBatch) async throws -> PushNoteSlots {
+        var slots = PushNoteSlots()
+        let sourceIDs = Set(batch.changes.compactMap { $0.note.map { $0.sourceId ?? Source.personalObservationID } })
+        guard !sourceIDs.isEmpty else { return slots }
+        for row in try await session.rows(Self.speciesAndSources, [.text(batch.speciesNamesJSON), .text(ColumnCoding.json(sourceIDs.sorted()))]) {
+            if let id = row.integer("id") { slots.sources.insert(Int(id)) } else { batch.addSpecies(row) }
+        }
         var wanted: Set<Slot> = []
         for change in batch.changes {
-            guard let note = change.note else { continue }
-            let source = note.sourceId ?? Source.personalObservationID
-            sourceIDs.insert(source)
-            if let species = batch.existingSpeciesName(note.scientificName) { wanted.insert(Slot(species: species, source: source)) }
-        }
-        var slots = PushNoteSlots()
-        guard !sourceIDs.isEmpty else { return slots }
-        for row in try await session.rows(
-            "SELECT id FROM sources WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)::bigint)", [.text(ColumnCoding.json(sourceIDs.sorted()))])
-        {
-            if let id = row.integer("id") { slots.sources.insert(Int(id)) }
+            guard let note = change.note, let species = batch.existingSpeciesName(note.scientificName) else { continue }
+            wanted.insert(Slot(species: species, source: note.sourceId ?? Source.personalObservationID))
         }
         guard !wanted.isEmpty else { return slots }
         for row in try await session.rows(
@@ -45,6 +41,14 @@ struct PushNoteSlots {
         }
         return slots
     }
+
+    /// The species among the names of the JSON array `$1` (`PushBatch.speciesQuery`: `scientific_name`) and the
+    /// sources among the ids of `$2` (`id`), in one round trip.
+    private static let speciesAndSources = """
+        SELECT scientific_name, NULL::bigint AS id FROM (\(PushBatch.speciesQuery(elements: "SELECT jsonb_array_elements_text($1::jsonb)"))) s
+        UNION ALL
+        SELECT NULL, id FROM sources WHERE id IN (SELECT jsonb_array_elements_text($2::jsonb)::bigint)
+        """
 
     /// A new note's row, checked against the slots as `PostgresStore.newNoteRecord` checks it against the tables.
     func newNoteRecord(id: UUID, name: String, storedName: String?, sourceId: Int?, fields: NoteFields, at time: Date) throws

@@ -14,11 +14,14 @@ public enum PulledNoteColumn: Int32, CaseIterable, Sendable {
         }
     }
 
+    /// The columns' expressions, from `c` (the entry's `seq`), `ss` (its note's columns) and `e` (its species').
+    package static let expressions = allCases.map(\.expression).joined(separator: ", ")
+
     /// The columns, from `change_log c`, `species_sources ss` (the note of an upsert, as the backend's `log`
     /// keeps it) and `oak_entries e`.
     package static func selection(_ log: NoteLog) -> String {
         """
-        SELECT \(allCases.map(\.expression).joined(separator: ", "))
+        SELECT \(expressions)
         FROM change_log c
         \(log.noteOfEntry)
         JOIN oak_entries e ON e.scientific_name = ss.scientific_name
