@@ -69,11 +69,15 @@ struct SyncSimulationTests {
         let answer = FirstAnswer()
         return try await withCheckedThrowingContinuation { continuation in
             answer.set(continuation)
-            // Unstructured: a run stuck on a request nobody answers cannot be cancelled, and is left behind.
-            Task { answer.give(await Result { try await SyncSimulation(seed: seed, steps: steps).run(templates: templates) }) }
-            Task {
-                try? await Task.sleep(for: .seconds(60))
+            let timeout = Task {
+                try await Task.sleep(for: .seconds(60))
                 answer.give(.success("seed \(seed) did not end within a minute\nreplay: scripts/simulate --seed \(seed)"))
+            }
+            // Unstructured: a run stuck on a request nobody answers cannot be cancelled, and is left behind. A run
+            // that ends cancels its timeout (thousands of sleeping timers would otherwise pile up over a long run).
+            Task {
+                answer.give(await Result { try await SyncSimulation(seed: seed, steps: steps).run(templates: templates) })
+                timeout.cancel()
             }
         }
     }
