@@ -70,14 +70,11 @@ public final class NotesListModel {
     public private(set) var recentlyDeleted: LocalNote?
     /// The last failure of a delete or undo, for an alert.
     public private(set) var lastError: String?
-
-    /// The user has read the error: its alert goes away.
-    public func dismissError() {
-        lastError = nil
-    }
     var repository: NotesRepository?
     private let store: LocalStore
     private let photos: NotePhotos?
+    /// Each note's photos, read again only when photos change (not on every rebuild of the rows).
+    private var photosByNote: [UUID: [URL]] = [:]
     private var notes: [LocalNote] = []
     /// Source names by id, for the rows of notes that are not your own observations.
     private var sourceNames: [Int: String] = [:]
@@ -91,6 +88,7 @@ public final class NotesListModel {
     /// Follows the notes: local writes and syncs show at once.
     func start() {
         guard observing.isEmpty, let repository else { return }
+        photosByNote = photos?.byNote() ?? [:]
         observing = [
             repository.observe(sourceId: nil).follow { [weak self] notes in
                 self?.notes = notes
@@ -126,8 +124,14 @@ public final class NotesListModel {
         }
     }
 
+    /// The user has read the error: its alert goes away.
+    public func dismissError() {
+        lastError = nil
+    }
+
     /// A note's photos changed: the rows' counts and thumbnails follow.
     func photosChanged() {
+        photosByNote = photos?.byNote() ?? [:]
         rebuild()
     }
 
@@ -142,6 +146,7 @@ public final class NotesListModel {
         guard let note = recentlyDeleted else { return }
         recentlyDeleted = nil
         try? photos?.removeAll(of: note.id)
+        photosByNote[note.id] = nil
     }
 
     private func rebuild() {
@@ -168,7 +173,7 @@ public final class NotesListModel {
         let full = Formatting.fullName(note.scientificName)
         let source = note.sourceId == Source.personalObservationID ? nil : "from \(sourceNames[note.sourceId] ?? "source \(note.sourceId)")"
         let subtitle = [common == nil ? nil : full, source].compactMap { $0 }.joined(separator: " · ")
-        let pictures = photos?.photos(of: note.id) ?? []
+        let pictures = photosByNote[note.id] ?? []
         return NoteRow(
             id: note.id, species: note.scientificName, title: common ?? full, subtitle: subtitle.isEmpty ? nil : subtitle,
             state: NoteRowState(note), updatedAt: note.updatedAt, photoCount: pictures.count, thumbnail: pictures.first)

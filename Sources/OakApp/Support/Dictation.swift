@@ -18,14 +18,11 @@ public enum DictationError: LocalizedError, Hashable, Sendable {
     case unavailable
     /// The recognizer heard no speech.
     case nothingHeard
-    /// Another app or a call took the microphone.
-    case interrupted
 
     public var errorDescription: String? {
         switch self {
         case .unavailable: "Dictation is not available here: this language needs a network connection. Type the note, or dictate later."
         case .nothingHeard: "Nothing was heard. Hold the phone closer and speak after tapping the microphone."
-        case .interrupted: "Dictation stopped because something else used the microphone. Tap it to go on."
         }
     }
 }

@@ -13,10 +13,23 @@ public struct NotePhotos: Sendable {
     /// The note's photos, oldest first.
     public func photos(of noteID: UUID) -> [URL] {
         let prefix = Self.prefix(noteID)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return names.filter { $0.hasPrefix(prefix) }.map { directory.appendingPathComponent($0) }.sorted {
-            (Self.created($0), $0.lastPathComponent) < (Self.created($1), $1.lastPathComponent)
-        }
+        return Self.oldestFirst(files().filter { $0.lastPathComponent.hasPrefix(prefix) })
+    }
+
+    /// Every note's photos, oldest first, from one reading of the folder (a list shows many notes at once).
+    public func byNote() -> [UUID: [URL]] {
+        let grouped = Dictionary(grouping: files()) { UUID(uuidString: String($0.lastPathComponent.prefix { $0 != "_" })) }
+        var byNote: [UUID: [URL]] = [:]
+        for case (let noteID?, let photos) in grouped { byNote[noteID] = Self.oldestFirst(photos) }
+        return byNote
+    }
+
+    private func files() -> [URL] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).map { directory.appendingPathComponent($0) }
+    }
+
+    private static func oldestFirst(_ photos: [URL]) -> [URL] {
+        photos.map { (created($0), $0) }.sorted { ($0.0, $0.1.lastPathComponent) < ($1.0, $1.1.lastPathComponent) }.map(\.1)
     }
 
     /// Keeps a photo (JPEG data) with the note; returns its file.
@@ -57,7 +70,7 @@ public struct NotePhotos: Sendable {
     }
 
     private static func created(_ url: URL) -> Date {
-        ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.creationDate] as? Date)
-            ?? ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date) ?? .distantPast
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+        return (attributes?[.creationDate] as? Date) ?? (attributes?[.modificationDate] as? Date) ?? .distantPast
     }
 }
