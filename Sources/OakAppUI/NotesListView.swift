@@ -50,7 +50,7 @@ struct NotesListView: View {
         .refreshable { await app.sync.refresh() }
         .navigationTitle("Notes")
         .tabToolbar(app)
-        .alert("Notes", isPresented: Binding(get: { @MainActor in model.lastError != nil }, set: { @MainActor in if !$0 { model.dismissError() } })) {
+        .alert("Notes", isPresented: .presenting(while: { model.lastError != nil }, dismiss: { model.dismissError() })) {
             Button("OK", role: .cancel) {}
         } message: {
             Text(model.lastError ?? "")

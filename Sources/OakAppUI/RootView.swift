@@ -46,7 +46,7 @@ struct RootView: View {
         }
         .alert(
             "Something went wrong at launch",
-            isPresented: Binding(get: { @MainActor in app.launchProblem != nil }, set: { @MainActor in if !$0 { app.dismissLaunchProblem() } })
+            isPresented: .presenting(while: { app.launchProblem != nil }, dismiss: { app.dismissLaunchProblem() })
         ) {
             Button("OK", role: .cancel) {}
         } message: {
@@ -54,7 +54,7 @@ struct RootView: View {
         }
         .alert(
             "Notes moved from the previous version",
-            isPresented: Binding(get: { @MainActor in app.legacyImport != nil }, set: { @MainActor in if !$0 { app.dismissLegacyImport() } })
+            isPresented: .presenting(while: { app.legacyImport != nil }, dismiss: { app.dismissLegacyImport() })
         ) {
             Button("OK", role: .cancel) {}
         } message: {

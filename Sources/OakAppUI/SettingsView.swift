@@ -71,7 +71,7 @@ struct SettingsView: View {
         }
         .alert(
             "Import from the previous app",
-            isPresented: Binding(get: { @MainActor in importProblem != nil }, set: { @MainActor in if !$0 { importProblem = nil } })
+            isPresented: .presenting(while: { importProblem != nil }, dismiss: { importProblem = nil })
         ) {
             Button("OK", role: .cancel) {}
         } message: {
@@ -80,7 +80,7 @@ struct SettingsView: View {
         .navigationTitle("Settings")
         .confirmationDialog(
             "\(unsyncedToConfirm ?? 0) changes have not reached the server",
-            isPresented: Binding(get: { @MainActor in unsyncedToConfirm != nil }, set: { @MainActor in if !$0 { unsyncedToConfirm = nil } }),
+            isPresented: .presenting(while: { unsyncedToConfirm != nil }, dismiss: { unsyncedToConfirm = nil }),
             titleVisibility: .visible
         ) {
             Button("Sign out and delete them", role: .destructive) {
@@ -92,7 +92,7 @@ struct SettingsView: View {
             Button("Keep them and stay signed in", role: .cancel) { unsyncedToConfirm = nil }
         }
         .fileExporter(
-            isPresented: Binding(get: { @MainActor in export != nil }, set: { @MainActor in if !$0 { export = nil } }), document: export, contentType: .json,
+            isPresented: .presenting(while: { export != nil }, dismiss: { export = nil }), document: export, contentType: .json,
             defaultFilename: "oak-notes.json"
         ) { _ in export = nil }
     }
