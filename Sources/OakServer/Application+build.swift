@@ -63,10 +63,12 @@ func buildRouter(
 }
 
 /// What the router and the cached-read path (`CachedReads`) share: one response cache, one set of species
-/// records, one set of metrics and one rate limiter per application.
+/// records and the reads of the change log that keep both current, one set of metrics and one rate limiter per
+/// application.
 struct SharedServerState {
     let responseCache: ResponseCache
     let speciesRecords: SpeciesRecords
+    let changeReads: ChangeReads
     /// Records the requests and their metrics (`metrics`).
     let requestLog: RequestLogMiddleware
     /// Nil when rate limiting is off.
@@ -80,7 +82,8 @@ struct SharedServerState {
 
     init(configuration: ServerConfiguration, store: any CompendiumStore, rateLimiter: RateLimiter?, responseCache: ResponseCache) {
         self.responseCache = responseCache
-        speciesRecords = SpeciesRecords(store: store)
+        changeReads = ChangeReads(store.changes(after:))
+        speciesRecords = SpeciesRecords(store: store, changeReads: changeReads)
         requestLog = RequestLogMiddleware(
             metrics: ServerMetrics(pool: { store.poolStatus }, cachedBytes: { responseCache.bytesHeld }), trustProxy: configuration.trustProxy)
         rateLimit = configuration.rateLimits.map { limits in
@@ -112,7 +115,7 @@ private func buildRouter(configuration: ServerConfiguration, store: any Compendi
     router.add(middleware: CORSMiddleware(allowedOrigins: configuration.corsOrigins))
     router.add(middleware: ErrorMiddleware(routes: routes))
     if let rateLimit = shared.rateLimit { router.add(middleware: rateLimit) }
-    router.add(middleware: ResponseCacheMiddleware(cache: shared.responseCache, store: store))
+    router.add(middleware: ResponseCacheMiddleware(cache: shared.responseCache, store: store, changeReads: shared.changeReads))
     router.add(middleware: CompressionMiddleware())
     router.add(middleware: RequestLimitsMiddleware(maxBodySize: configuration.maxBodySize))
     return addRoutes(to: router, configuration, store, metrics, speciesRecords, pullPages, shared.webPages)

@@ -31,28 +31,38 @@ extension PostgresStore: MaintenanceRepository {
         changeNotifications.knownHead.map { DataVersion(writes: activity.writeCount, changeLogHead: $0) }
     }
 
+    /// What changed after `position`, read by one statement: one round trip, and one snapshot for the head, the
+    /// listing version, the compaction mark and the entries. After each write every answer held here waits for this
+    /// read, so its round trips are what the reads of a mix with writes wait on (BENCHMARKS.md, "PostgreSQL beside
+    /// SQLite").
     public func changes(after position: Int64?) async throws -> DataChanges {
-        try await snapshot { session in
-            var changes = DataChanges(
-                head: try await Self.changeLogHead(session),
-                listingVersion: Int64(try await session.text("SELECT value FROM sync_state WHERE key = 'listing_version'") ?? "0") ?? 0)
-            guard let position, position < changes.head else { return changes }
-            if position < (try await Self.compactedThrough(session)) {
-                changes.everything = true
-                return changes
-            }
-            let rows = try await session.rows(
-                DataChanges.feedQuery(position: "$1", limit: "$2"), [.integer(position), StoredValue(DataChanges.feedLimit + 1)])
-            if rows.count > DataChanges.feedLimit {
-                changes.everything = true
-                return changes
-            }
-            for row in rows {
-                changes.add(entity: row.text("entity") ?? "", key: row.text("entity_key") ?? "", rowSpecies: row.text("row_species"))
-            }
+        let rows = try await read { session in
+            try await session.rows(Self.changesQuery, [position.map(StoredValue.integer) ?? .null, StoredValue(DataChanges.feedLimit + 1)])
+        }
+        let first = rows.first
+        var changes = DataChanges(
+            head: first?.integer("head") ?? 0, listingVersion: Int64(first?.text("listing_version") ?? "0") ?? 0)
+        guard let position, position < changes.head else { return changes }
+        let entries = rows.filter { $0.text("entity") != nil }
+        if position < Int64(first?.text("compacted_through") ?? "0") ?? 0 || entries.count > DataChanges.feedLimit {
+            changes.everything = true
             return changes
         }
+        for row in entries {
+            changes.add(entity: row.text("entity") ?? "", key: row.text("entity_key") ?? "", rowSpecies: row.text("row_species"))
+        }
+        return changes
     }
+
+    /// The head, the listing version and the compaction mark on every row, with the change-log entries after `$1`
+    /// (none when it is null), at most `$2` of them (one row of nulls when there are none).
+    static let changesQuery = """
+        SELECT (SELECT seq FROM change_log_head) AS head,
+            (SELECT value FROM sync_state WHERE key = 'listing_version') AS listing_version,
+            (SELECT value FROM sync_state WHERE key = 'compacted_through') AS compacted_through,
+            f.entity, f.entity_key, f.row_species
+        FROM (SELECT 1) AS one LEFT JOIN LATERAL (\(DataChanges.feedQuery(position: "$1", limit: "$2"))) AS f ON true
+        """
 
     public func prepareSearch() async throws {
         try await searchIndex.catchUp(in: self)

@@ -44,11 +44,12 @@ struct ChangeFollowerTests {
     @Test("concurrent requests that find the answers due after a write share one read of the changes")
     func concurrentCatchUpsShareOneRead() async throws {
         let (answers, log) = (Answers(), Log())
-        _ = try await answers.catchUp(to: log.write(), changes: log.changes(after:))
+        let reads = ChangeReads(log.changes(after:))
+        _ = try await answers.catchUp(to: log.write(), reads: reads)
         let version = log.write()
         log.state.withLock { $0.held = true }
         try await withThrowingTaskGroup(of: Int64?.self) { group in
-            for _ in 0..<32 { group.addTask { try await answers.catchUp(to: version, changes: log.changes(after:)) } }
+            for _ in 0..<32 { group.addTask { try await answers.catchUp(to: version, reads: reads) } }
             try await Task.sleep(for: .milliseconds(50))
             log.state.withLock { $0.held = false }
             for try await position in group { #expect(position == 2) }
@@ -57,17 +58,40 @@ struct ChangeFollowerTests {
         #expect(answers.dropped == [["alba"]])
     }
 
+    @Test("two owners of answers (the response cache and the species records) due after one write share one read")
+    func ownersShareOneRead() async throws {
+        let (cache, records, log) = (Answers(), Answers(), Log())
+        let reads = ChangeReads(log.changes(after:))
+        let first = log.write()
+        _ = try await cache.catchUp(to: first, reads: reads)
+        _ = try await records.catchUp(to: first, reads: reads)
+        let before = log.state.withLock { $0.reads }
+        let version = log.write()
+        log.state.withLock { $0.held = true }
+        try await withThrowingTaskGroup(of: Int64?.self) { group in
+            for owner in [cache, records] {
+                for _ in 0..<16 { group.addTask { try await owner.catchUp(to: version, reads: reads) } }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            log.state.withLock { $0.held = false }
+            for try await position in group { #expect(position == 2) }
+        }
+        #expect(log.state.withLock { $0.reads } == before + 1, "one read for both owners and their 32 requests")
+        #expect(cache.dropped.last == ["alba"] && records.dropped.last == ["alba"])
+    }
+
     @Test("a request that saw a later version than the read under way began with does not take that read's changes")
     func laterVersionReadsAgain() async throws {
         let (answers, log) = (Answers(), Log())
-        _ = try await answers.catchUp(to: log.write(), changes: log.changes(after:))
+        let reads = ChangeReads(log.changes(after:))
+        _ = try await answers.catchUp(to: log.write(), reads: reads)
         let first = log.write()
         log.state.withLock { $0.held = true }
-        let early = Task { try await answers.catchUp(to: first, changes: log.changes(after:)) }
+        let early = Task { try await answers.catchUp(to: first, reads: reads) }
         try await Task.sleep(for: .milliseconds(30))
         // A write after the read began: a request that saw it must not be told the answers are current.
         let later = log.write()
-        let late = Task { try await answers.catchUp(to: later, changes: log.changes(after:)) }
+        let late = Task { try await answers.catchUp(to: later, reads: reads) }
         try await Task.sleep(for: .milliseconds(30))
         log.state.withLock { $0.held = false }
         // The early request is current at 2 or, when the late read was applied first, at 3.

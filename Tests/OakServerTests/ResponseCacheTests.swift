@@ -89,7 +89,7 @@ struct ResponseCacheTests {
         func entry(_ size: Int) -> ResponseCache.Entry {
             .init(headers: [:], body: ByteBuffer(repeating: UInt8(ascii: "x"), count: size), route: "/test")
         }
-        let start = try await cache.catchUp(to: DataVersion(writes: 1, changeLogHead: 0)) { _ in DataChanges(head: 10, listingVersion: 1) }
+        let start = try await cache.catchUp(to: DataVersion(writes: 1, changeLogHead: 0), reads: ChangeReads { _ in DataChanges(head: 10, listingVersion: 1) })
         #expect(start == 10)
         for key in ["a", "b", "c"] { cache.store(entry(100), for: key, dependency: .anyChange, filledAt: start) }
         #expect(cache.entry(for: "a") != nil)
@@ -106,16 +106,18 @@ struct ResponseCacheTests {
 
         // A note of alba changed: alba's full record and anything-goes answers go; robur's record stays.
         let big = ResponseCache(maxEntries: 10, maxBytes: 10_000)
-        _ = try await big.catchUp(to: DataVersion(writes: 1, changeLogHead: 0)) { _ in DataChanges(head: 10, listingVersion: 1) }
+        _ = try await big.catchUp(to: DataVersion(writes: 1, changeLogHead: 0), reads: ChangeReads { _ in DataChanges(head: 10, listingVersion: 1) })
         let kept: [(String, ResponseCache.Dependency)] = [
             ("alba", .species("alba")), ("alba/full", .speciesFull("alba")), ("robur/full", .speciesFull("robur")),
             ("search", .listing), ("stats", .anyChange),
         ]
         for (key, dependency) in kept { big.store(entry(10), for: key, dependency: dependency, filledAt: 10) }
-        let position = try await big.catchUp(to: DataVersion(writes: 2, changeLogHead: 0)) { after in
-            #expect(after == 10)
-            return DataChanges(head: 12, listingVersion: 1, speciesWithChangedRows: ["alba"])
-        }
+        let position = try await big.catchUp(
+            to: DataVersion(writes: 2, changeLogHead: 0),
+            reads: ChangeReads { after in
+                #expect(after == 10)
+                return DataChanges(head: 12, listingVersion: 1, speciesWithChangedRows: ["alba"])
+            })
         #expect(position == 12)
         #expect(["alba", "robur/full", "search"].allSatisfy { big.entry(for: $0) != nil })
         #expect(big.entry(for: "alba/full") == nil && big.entry(for: "stats") == nil)
@@ -123,13 +125,14 @@ struct ResponseCacheTests {
         big.store(entry(10), for: "late", dependency: .anyChange, filledAt: 10)
         #expect(big.entry(for: "late") == nil)
         // The same version again reads nothing; a change log too far ahead drops everything.
-        _ = try await big.catchUp(to: DataVersion(writes: 2, changeLogHead: 0)) { _ in
-            Issue.record("read changes for a version already checked")
-            return DataChanges(head: 12, listingVersion: 1)
-        }
-        _ = try await big.catchUp(to: DataVersion(writes: 3, changeLogHead: 0)) { _ in
-            DataChanges(head: 5_000, listingVersion: 1, everything: true)
-        }
+        _ = try await big.catchUp(
+            to: DataVersion(writes: 2, changeLogHead: 0),
+            reads: ChangeReads { _ in
+                Issue.record("read changes for a version already checked")
+                return DataChanges(head: 12, listingVersion: 1)
+            })
+        _ = try await big.catchUp(
+            to: DataVersion(writes: 3, changeLogHead: 0), reads: ChangeReads { _ in DataChanges(head: 5_000, listingVersion: 1, everything: true) })
         #expect(big.count == 0)
     }
 

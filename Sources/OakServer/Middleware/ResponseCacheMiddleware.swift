@@ -14,6 +14,14 @@ import OakStore
 struct ResponseCacheMiddleware: RouterMiddleware {
     let cache: ResponseCache
     let store: any MaintenanceRepository
+    /// How the cache follows the change log (shared with the species records).
+    let changeReads: ChangeReads
+
+    init(cache: ResponseCache, store: any MaintenanceRepository, changeReads: ChangeReads? = nil) {
+        self.cache = cache
+        self.store = store
+        self.changeReads = changeReads ?? ChangeReads(store.changes(after:))
+    }
 
     func handle(_ request: Request, context: OakRequestContext, next: (Request, OakRequestContext) async throws -> Response)
         async throws -> Response
@@ -24,7 +32,7 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         var context = context
         let version = try await store.dataVersion()
         context.dataVersion = version
-        let position = try await cache.catchUp(to: version, changes: store.changes(after:))
+        let position = try await cache.catchUp(to: version, reads: changeReads)
         let key = Self.key(request.uri.description, acceptEncoding: request.headers[.acceptEncoding])
         if let entry = cache.entry(for: key) {
             return try Self.answer(entry, to: request)

@@ -1,20 +1,16 @@
 import Foundation
 import OakStore
+import Synchronization
 
 /// Keeps in-memory answers derived from the data current: when the data version moves, reads what changed
 /// since the position the answers are current at and hands it to the owner, which drops what it alters.
 /// Not thread-safe: its owner calls it under its own lock, which it does not hold while the changes are
-/// read (a database round trip for PostgreSQL).
+/// read (`ChangeReads`; a database round trip for PostgreSQL).
 struct ChangeFollower {
     /// The change-log position the owner's answers are current at (nil before the first call).
     private(set) var position: Int64?
     private var checkedVersion: DataVersion?
     private var listingVersion: Int64?
-    /// The read of what changed after `position` under way, which every caller that finds the answers due shares:
-    /// under a stream of writes, concurrent requests would each read the same changes (a round trip to
-    /// PostgreSQL, queued for a pooled connection) and all but one find their read superseded and read again.
-    /// Its `version` is the data version its starter saw before it began, so the changes run at least up to it.
-    var reading: (from: Int64?, version: DataVersion, task: Task<DataChanges, any Error>)?
 
     /// Whether the answers need the changes since `position` to be current at `version`.
     func isDue(for version: DataVersion) -> Bool {
@@ -34,6 +30,44 @@ struct ChangeFollower {
     }
 }
 
+/// Reads of what changed after a change-log position, shared by every owner of answers (the response cache, the
+/// species records) and every request: one that finds its answers due at a position while a read of the changes
+/// after it is under way, begun by a caller that had seen at least its version, takes that read instead of making
+/// its own. After a write every request and both owners find their answers due at once; each reading the same
+/// changes itself would make a round trip to PostgreSQL apiece, queued for the pool's connections.
+final class ChangeReads: Sendable {
+    /// A read under way: the data version its starter saw before it began (its changes run at least up to it).
+    private struct Read {
+        let version: DataVersion
+        let task: Task<DataChanges, any Error>
+    }
+
+    private let read: @Sendable (Int64?) async throws -> DataChanges
+    /// By the position read after.
+    private let underWay = Mutex<[Int64?: Read]>([:])
+
+    /// Reads with `read`: the store's `changes(after:)`.
+    init(_ read: @escaping @Sendable (Int64?) async throws -> DataChanges) {
+        self.read = read
+    }
+
+    /// What changed after `from`, read by a read begun once the data was at `version` or later; with the version
+    /// that read's starter saw, which its changes run at least up to.
+    func changes(after from: Int64?, atLeast version: DataVersion) async throws -> (changes: DataChanges, version: DataVersion) {
+        let current = underWay.withLock { reads in
+            if let read = reads[from], read.version >= version { return read }
+            let read = Read(version: version, task: Task { [read] in try await read(from) })
+            reads[from] = read
+            return read
+        }
+        let outcome = await current.task.result
+        underWay.withLock { reads in
+            if reads[from]?.task == current.task { reads[from] = nil }
+        }
+        return (try outcome.get(), current.version)
+    }
+}
+
 /// An owner of answers derived from the data, which a `ChangeFollower` keeps current.
 protocol FollowsChanges: AnyObject {
     /// Guards `follower` and the answers.
@@ -45,32 +79,17 @@ protocol FollowsChanges: AnyObject {
 }
 
 extension FollowsChanges {
-    /// Brings the answers up to `version`, reading what changed (`changes`, given the position the answers
-    /// are current at) without holding the lock. Answers the position an answer computed from now on is
-    /// current at.
-    ///
-    /// A caller that finds the answers due while a read of the changes after the same position is under way, begun
-    /// by a caller that had seen at least `version`, waits for that read instead of making its own
-    /// (`ChangeFollower.reading`): its changes run at least up to `version`. Otherwise it begins the read others
-    /// then share.
-    func catchUp(to version: DataVersion, changes: @escaping @Sendable (Int64?) async throws -> DataChanges) async throws -> Int64? {
+    /// Brings the answers up to `version`, reading what changed since the position they are current at without
+    /// holding the lock (a read other callers may share, `ChangeReads`). Answers the position an answer computed
+    /// from now on is current at.
+    func catchUp(to version: DataVersion, reads: ChangeReads) async throws -> Int64? {
         while true {
-            let step: (from: Int64?, read: (version: DataVersion, task: Task<DataChanges, any Error>)?) = lock.withLock {
-                guard follower.isDue(for: version) else { return (follower.position, nil) }
-                let from = follower.position
-                if let reading = follower.reading, reading.from == from, reading.version >= version {
-                    return (from, (reading.version, reading.task))
-                }
-                let task = Task { try await changes(from) }
-                follower.reading = (from, version, task)
-                return (from, (version, task))
-            }
-            guard let read = step.read else { return step.from }
-            let outcome = await read.task.result
-            let position: Int64?? = try lock.withLock {
-                if let reading = follower.reading, reading.from == step.from, reading.version == read.version { follower.reading = nil }
-                return follower.apply(try outcome.get(), readAfter: step.from, for: read.version) { drop($0, listingMoved: $1) }
-                    ? .some(follower.position) : .none
+            let (from, due) = lock.withLock { (follower.position, follower.isDue(for: version)) }
+            guard due else { return from }
+            let read = try await reads.changes(after: from, atLeast: version)
+            // Not applied when another caller moved the position meanwhile: what it applied may not reach `version`.
+            let position: Int64?? = lock.withLock {
+                follower.apply(read.changes, readAfter: from, for: read.version) { drop($0, listingMoved: $1) } ? .some(follower.position) : .none
             }
             if case .some(let position) = position { return position }
         }

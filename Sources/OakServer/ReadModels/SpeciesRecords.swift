@@ -16,14 +16,17 @@ final class SpeciesRecords: FollowsChanges, @unchecked Sendable {
     }
 
     private let store: any SpeciesRepository & MaintenanceRepository
+    private let changeReads: ChangeReads
     let lock = NSLock()
     /// By the name as requested: each spelling is its own key, since two spellings may be two stored species
     /// (`Species.storedSpellings`: the exact stored name wins).
     private var records: [String: Record] = [:]
     var follower = ChangeFollower()
 
-    init(store: any SpeciesRepository & MaintenanceRepository) {
+    /// Follows the change log through `changeReads` (shared with the response cache), or reads of its own.
+    init(store: any SpeciesRepository & MaintenanceRepository, changeReads: ChangeReads? = nil) {
         self.store = store
+        self.changeReads = changeReads ?? ChangeReads(store.changes(after:))
     }
 
     /// The number of species held.
@@ -35,7 +38,7 @@ final class SpeciesRecords: FollowsChanges, @unchecked Sendable {
         let version: DataVersion
         if let knownVersion { version = knownVersion } else { version = try await store.dataVersion() }
         let key = name
-        let position = try await catchUp(to: version, changes: store.changes(after:))
+        let position = try await catchUp(to: version, reads: changeReads)
         let held = lock.withLock { records[key] }
         if let held { return Self.response(held) }
         let body = ByteBuffer(data: try WireJSON.encoder.encode(try await store.species(named: name)))
