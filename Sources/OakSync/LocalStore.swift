@@ -130,8 +130,12 @@ public final class LocalStore: Sendable {
     /// Runs a short read (a note, a count, the cursor) on the calling thread: it takes microseconds, less than the
     /// two thread hops of an asynchronous read (a sync makes about ten). A pool's reads never wait for its writer,
     /// so a caller on the main actor is not held up by a sync writing a pulled page.
+    ///
+    /// No transaction is opened around it: each of these reads is one query, and a statement is a snapshot of its own
+    /// (a species' notes look the species' stored name up first: a species a sync adds between the two shows in the
+    /// next read). The `BEGIN` and `COMMIT` of a transaction would be most of such a read's cost.
     func read<T>(_ value: (Database) throws -> T) throws -> T {
-        try writer.read(value)
+        try writer.unsafeRead(value)
     }
 
     // MARK: Compendium cache
