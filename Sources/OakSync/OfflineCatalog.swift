@@ -5,7 +5,7 @@ import OakModels
 /// Catalog writes a device makes offline: species the catalog lacks, and sources. Each goes to the local
 /// database marked pending, so lists show it at once; the `SyncEngine` pushes it before the notes that
 /// use it. A source created here has a negative id until the server assigns one.
-public final class CatalogRepository: Sendable {
+public final class OfflineCatalog: Sendable {
     public let store: LocalStore
 
     public init(store: LocalStore) {
