@@ -3,9 +3,9 @@ import OakModels
 import OakStore
 import OakStoreSQLite
 
-/// Everything a command reads and writes, whether the compendium is a local database file or a server:
-/// the store's repository protocols, plus the views across the whole compendium.
-public protocol Catalog: SpeciesRepository, TaxonRepository, SourceRepository, SpeciesSourceRepository, NoteRepository {
+/// What a command reads and writes the compendium through, whether it is a local database file (`SQLiteStore`)
+/// or a server (`RemoteCatalog`): the store's repository protocols, plus search, counts and the export.
+public protocol CatalogAccess: SpeciesRepository, TaxonRepository, SourceRepository, SpeciesSourceRepository, NoteRepository {
     /// What the commands work on, for messages: "database ./oak_compendium.db" or "server https://…".
     var location: String { get }
     func search(query: String, limit: Int) async throws -> CatalogSearchResult
@@ -14,7 +14,7 @@ public protocol Catalog: SpeciesRepository, TaxonRepository, SourceRepository, S
     func exportDocument() async throws -> Data
 }
 
-extension SQLiteStore: Catalog {
+extension SQLiteStore: CatalogAccess {
     public var location: String { "database \(path)" }
 
     public func exportDocument() async throws -> Data {
