@@ -5,9 +5,9 @@ import Foundation
 /// memory it freed); blocks over 4 MiB (the export document) are mapped on their own and
 /// go back to the system when freed (by default the threshold grows to the largest block freed, so those
 /// would end up kept in the heap); and up to 8 MiB free at the top of a heap is kept. Sync pages (1–2 MB each,
-/// and a copy in the response buffer) come from the heap: mapped on their own, each page faulted in two
-/// fresh megabytes, an eighth of a pull's time. (`mallopt` is looked up at run time: Swift's Glibc module does
-/// not export malloc.h.) Does nothing on other C libraries.
+/// and a copy in the response buffer) come from the heap: mapped on their own, each page would fault in fresh
+/// memory (see BENCHMARKS.md, "Server round 2", item 16). (`mallopt` is looked up at run time: Swift's Glibc
+/// module does not export malloc.h.) Does nothing on other C libraries.
 func tuneMalloc() {
     #if os(Linux)
     typealias MalloptFunction = @convention(c) (Int32, Int32) -> Int32
