@@ -37,7 +37,9 @@ let package = Package(
         .package(url: "https://github.com/JohnSundell/Ink.git", from: "0.6.0"),
     ],
     targets: [
-        .target(name: "OakModels"),
+        // The wire types everyone shares, and the starter dataset (96 species and their taxa) a new database and
+        // a new device begin with.
+        .target(name: "OakModels", resources: [.copy("Resources/starter-dataset.json")]),
         // The store interface: repository protocols, the shared rules and read models every backend uses.
         .target(
             name: "OakStore",
@@ -45,8 +47,7 @@ let package = Package(
                 "OakModels",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ],
-            resources: [.copy("Resources/starter-dataset.json")]
+            ]
         ),
         // What every store on SQLite shares, server and device: statements prepared once per connection, and
         // the process-wide SQLite settings (in C, OakSQLiteSettings: SQLite's configuration call is variadic).
@@ -129,8 +130,7 @@ let package = Package(
         ),
         .target(
             name: "OakApp",
-            dependencies: ["OakModels", "OakClient", "OakSync"],
-            resources: [.copy("Resources/starter-catalog.json")]
+            dependencies: ["OakModels", "OakClient", "OakSync"]
         ),
         // SwiftUI views: every file is inside `#if canImport(SwiftUI) && os(iOS)`, so this target is empty on Linux (and macOS).
         .target(name: "OakAppUI", dependencies: ["OakApp", "OakSync", "OakModels"]),

@@ -60,13 +60,16 @@ public struct AppEnvironment: Sendable {
     }
 }
 
-/// The project's own starter catalog, in the export format, bundled with the app.
+/// The project's own starter catalog for the app, in the export format: the starter dataset a new server
+/// database is seeded with (`StarterDataset` in OakModels) and the standard sources, as that database exports them.
 public enum StarterCatalog {
-    /// Reads the bundled file.
+    /// Reads the bundled starter dataset.
     public static func bundled() throws -> ExportFile {
-        guard let url = Bundle.module.url(forResource: "starter-catalog", withExtension: "json") else {
-            throw OakError(.internalError, "The starter catalog is missing from the app bundle")
-        }
-        return try JSONDecoder().decode(ExportFile.self, from: try Data(contentsOf: url))
+        let dataset = try StarterDataset.load()
+        let sources = StarterDataset.standardSources
+        let byID = Dictionary(uniqueKeysWithValues: sources.map { ($0.id, $0) })
+        return ExportFile(
+            metadata: nil, sources: sources.map(ExportSource.init),
+            species: dataset.species.map { ExportSpecies(species: $0, data: [], sources: byID) })
     }
 }

@@ -28,7 +28,8 @@ func hexDigit(_ value: UInt8) -> UInt8 {
 
 extension UUID {
     /// An id as the API writes and the stores keep it: lowercase and hyphenated. (`uuidString` is upper case,
-    /// and on Linux it is made with `sprintf`, which showed in a push's profile.)
+    /// and on Linux it is made with `sprintf`, too slow for every note of a push: see BENCHMARKS.md,
+    /// "Server round 2", item 20.)
     public var wireString: String {
         withUnsafeBytes(of: uuid) { bytes in
             String(unsafeUninitializedCapacity: 36) { text in
@@ -49,7 +50,8 @@ extension UUID {
 
     /// Reads an id written as `wireString` writes it, in either case: 36 characters, hyphens at 8, 13, 18 and
     /// 23, hexadecimal digits elsewhere; nil for anything else. (`UUID(uuidString:)` parses with `sscanf` on
-    /// Linux, which showed in a push's profile, and lets some other forms through.)
+    /// Linux, too slow for every note of a push, and lets some other forms through: see BENCHMARKS.md,
+    /// "Server round 2", item 21.)
     public init?(wireString text: String) {
         var text = text
         let parsed: uuid_t? = text.withUTF8 { characters in

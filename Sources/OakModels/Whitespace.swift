@@ -8,8 +8,8 @@ extension Unicode.Scalar {
 
 extension Substring {
     /// The text without white space or line breaks at either end, as Foundation's
-    /// `trimmingCharacters(in: .whitespacesAndNewlines)` trims it, without going through `NSString` (on Linux
-    /// that was 8% of a pushed batch of notes).
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)` trims it, without going through `NSString`, which is
+    /// slow on Linux (see BENCHMARKS.md, "Server round 2", item 19).
     public var trimmingWhitespace: Substring {
         guard let first = unicodeScalars.firstIndex(where: { !$0.isWhitespaceOrNewline }),
             let last = unicodeScalars.lastIndex(where: { !$0.isWhitespaceOrNewline })

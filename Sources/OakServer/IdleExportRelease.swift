@@ -6,8 +6,8 @@ import ServiceLifecycle
 /// device, a script) and is the largest thing the server keeps (8 MB on a catalog of 734 species with 28
 /// sources each). Once nobody read it for `idle`, the response cache's answers drop it, then the store's
 /// own copy goes (kept while the cache still answers with it, so a write after a busy minute patches the
-/// document instead of building it again). The next export builds it again, about 60 ms on that catalog;
-/// its ETag does not change.
+/// document instead of building it again). The next export builds it again (see BENCHMARKS.md,
+/// "Server round 2", item 18); its ETag does not change.
 struct IdleExportRelease: Service {
     let responseCache: ResponseCache
     let store: any MaintenanceRepository

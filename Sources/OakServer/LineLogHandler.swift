@@ -5,8 +5,8 @@ import OakModels
 /// Writes each log event as one line, `2025-01-10T14:20:00.123Z info oak.server: request key=value …`, with
 /// metadata keys sorted and values quoted when they hold spaces, quotes or `=`. It is the server's default
 /// because it is cheap on the per-request path: no date formatter, no merged metadata dictionary, lines
-/// built as bytes and written in batches (`LineOutput`); swift-log's `StreamLogHandler` cost a third of a
-/// cached read's time.
+/// built as bytes and written in batches (`LineOutput`), where swift-log's `StreamLogHandler` would be a large
+/// part of a cached read's time (see BENCHMARKS.md, "Where the targets stand", item 9).
 public struct LineLogHandler: LogHandler {
     public let label: String
     public var logLevel: Logger.Level = .info
@@ -14,7 +14,7 @@ public struct LineLogHandler: LogHandler {
     /// The handler's metadata but `request_id`.
     private var otherMetadata: Logger.Metadata = [:]
     /// `request_id`, which every request's logger sets (`RequestLogMiddleware`): kept out of the dictionary, so
-    /// that setting it copies and changes no dictionary (that was a twentieth of a cached read's time).
+    /// that setting it copies and changes no dictionary (see BENCHMARKS.md, "Server round 2", item 20).
     private var requestID: Logger.MetadataValue?
     static let requestIDKey = "request_id"
     /// Hummingbird's own id of a request, which `request_id` replaces: not kept.
@@ -60,7 +60,8 @@ public struct LineLogHandler: LogHandler {
     }
 
     /// Logs a line without a `Logger.Metadata` dictionary: what the per-request line uses, since building
-    /// and sorting that dictionary was most of the line's cost. `fields` win over the handler's metadata.
+    /// and sorting that dictionary would be most of the line's cost (see BENCHMARKS.md, "Server round 2", item
+    /// 12). `fields` win over the handler's metadata.
     func log(level: Logger.Level, _ message: String, fields: [(key: String, value: Logger.MetadataValue)]) {
         guard level >= logLevel else { return }
         writeLine(level, message, sortedEntries(fields))

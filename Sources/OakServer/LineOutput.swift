@@ -11,14 +11,15 @@ import Darwin
 
 /// Where log lines go: a file descriptor, written in batches. A line of level warning or above is written at
 /// once, with every line before it; other lines wait until 32 KiB collect or a tenth of a second has passed
-/// since the first of them. One `write` per request line was a tenth of a cached read's time; a process killed
-/// outright loses at most that tenth of a second of request lines, never a warning or an error.
+/// since the first of them, because a `write` per request line would be a noticeable part of a cached read's
+/// time (see BENCHMARKS.md, "Server round 2", item 17); a process killed outright loses at most that tenth of
+/// a second of request lines, never a warning or an error.
 ///
 /// Lines are written outside the lock that adds them, so a slow or stalled output (a full pipe whose reader
 /// stopped) holds up only the thread whose write waits: the others keep adding lines while it does, and it
 /// writes them before it stops. Past 1 MiB waiting, lines are dropped and counted, and a warning line says how
-/// many before the next lines written. (Handing full buffers to a background thread instead cost about 6% more
-/// server CPU per cached read, in eleven alternated pairs.)
+/// many before the next lines written. (The thread that fills a buffer writes it, not a background thread,
+/// which costs more CPU per cached read: see BENCHMARKS.md, "Server round 2", item 17.)
 public final class LineOutput: Sendable {
     /// Standard error, written out too when the process exits normally.
     public static let standardError: LineOutput = {

@@ -6,9 +6,10 @@ import OakModels
 /// and every folded word, sorted, with the species it belongs to. The candidates are then checked and
 /// ranked by the shared rule (`SpeciesSearch`), so the answers are the rule's by construction.
 ///
-/// It replaced the SQLite FTS5 indexes (migration v11): keeping those up to date was most of the cost of a
-/// pushed note, and an infix search read one posting list per trigram from disk pages. It is independent of
-/// the database: a store fills it (`load`) and then applies what the change log says changed.
+/// It is in memory, not in SQLite's full-text indexes (migration v11 drops those): keeping an index in the
+/// database current is most of the cost of a pushed note, and an infix search there reads one posting list per
+/// trigram from disk pages (see BENCHMARKS.md, "Substring search"). It is independent of the database: a store
+/// fills it (`load`) and then applies what the change log says changed.
 package struct SpeciesSearchIndex {
     /// The names of one species as they are now: its synonyms and the local names of all its source rows.
     package struct Names {

@@ -51,8 +51,8 @@ package struct NoteLog: Sendable {
 
     /// Every entry by its key, a note's by its id (PostgreSQL).
     /// An entry's note is looked up by its id, one index look-up an entry: `OFFSET 0` keeps PostgreSQL from folding
-    /// the look-up into a hash join that reads every note for each page (10.7 against 5.5 ms a page of 1,000 notes
-    /// of 10,600, and a page's cost would grow with the table).
+    /// the look-up into a hash join that reads every note for each page, so that a page's cost would grow with the
+    /// table (see BENCHMARKS.md, "PostgreSQL beside SQLite").
     package static let byKey = NoteLog(
         upsertJoin: "c.entity = 'notes' AND c.entity_key = ss.uuid",
         noteOfEntry: "JOIN LATERAL (SELECT * FROM species_sources WHERE uuid = c.entity_key OFFSET 0) ss ON c.entity = 'notes'",

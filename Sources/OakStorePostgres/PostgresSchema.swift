@@ -231,9 +231,10 @@ enum PostgresSchema {
             DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION oak_notify_changes();
         """
 
-    /// The log entries a statement's new notes replace (a revived note's tombstone) are looked up by key: the join
-    /// with the transition table that v3 wrote was planned as a scan of the whole change log (it has no statistics
-    /// for the transition table), 2–3 ms for a push batch of 100 notes on a log of 15,000 entries, growing with the log.
+    /// The log entries a statement's new notes replace (a revived note's tombstone) are looked up by key: a join
+    /// with the transition table, as v3 wrote it, is planned as a scan of the whole change log (PostgreSQL has no
+    /// statistics for a transition table), so a push's cost would grow with the log (see BENCHMARKS.md,
+    /// "PostgreSQL beside SQLite").
     private static let v5 = """
         CREATE OR REPLACE FUNCTION oak_logged_note_inserts() RETURNS trigger LANGUAGE plpgsql AS $$
         DECLARE

@@ -53,9 +53,9 @@ extension PostgresStore: CopyEndpoint {
         }
         // Outside the copy's transaction, as VACUUM must be: the statistics of the new rows, which the planner would
         // otherwise lack until autovacuum came by, so plans would change under the server minutes after a migration
-        // (without them a sync page's change-log rows were read through the wrong indexes: 4.6 ms instead of 0.6
-        // ms); and the dead versions the copy left, above all of the change log's head row, which every logged row
-        // updated (the head, read for every answer a server could give from memory, took 1 ms instead of 0.03).
+        // (without them a sync page's change-log rows are read through the wrong indexes); and the dead versions the
+        // copy left, above all of the change log's head row, which every logged row updated and which is read for
+        // every answer a server could give from memory (see BENCHMARKS.md, "Server round 2", item 21).
         try await read { session in try await session.execute("VACUUM (ANALYZE)") }
     }
 }

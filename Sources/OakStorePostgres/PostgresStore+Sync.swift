@@ -169,7 +169,7 @@ extension PostgresStore: SyncRepository {
         try await inserts.flush(session)
         for row in inserts.takeStored() { try answerAwaited(PostgresColumns(row), &batch) }
         guard let ids = batch.awaitedIDsJSON else { return }
-        // `= ANY (ARRAY(…))` is looked up by the key index: `IN (SELECT …)` was planned as a scan of the whole log.
+        // `= ANY (ARRAY(…))` is looked up by the key index: `IN (SELECT …)` is planned as a scan of the whole log.
         try await session.forEach(
             PulledNoteColumn.selection(.byKey)
                 + " WHERE c.entity = 'notes' AND c.entity_key = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))", [.text(ids)]

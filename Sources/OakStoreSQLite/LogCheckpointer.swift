@@ -5,18 +5,19 @@ import Synchronization
 
 /// Copies the write-ahead log back into the database file in the background, on a connection of its own,
 /// instead of in the commit that happened to fill it. SQLite's own automatic checkpoint runs inside the commit
-/// of whichever write passes 1,000 pages of log, so that write waited for the copy and its file syncs (an
-/// eighth of a push's time). The writer reports the log's length after each commit (`install(on:)`); past
-/// `pagesBeforeCheckpoint` one checkpoint at a time runs beside the next writes, which SQLite allows: a passive
-/// checkpoint copies what no reader still needs, and the writer starts the log again from its beginning once
-/// everything was copied. Writes without a pause can keep that from happening (each checkpoint leaves the
-/// write made meanwhile), so past twice as many pages the commit checkpoints itself, as SQLite would.
+/// of whichever write passes 1,000 pages of log, so that write would wait for the copy and its file syncs (see
+/// BENCHMARKS.md, "Server round 2", item 16). The writer reports the log's length after each commit
+/// (`install(on:)`); past `pagesBeforeCheckpoint` one checkpoint at a time runs beside the next writes, which
+/// SQLite allows: a passive checkpoint copies what no reader still needs, and the writer starts the log again
+/// from its beginning once everything was copied. Writes without a pause can keep that from happening (each
+/// checkpoint leaves the write made meanwhile), so past twice as many pages the commit checkpoints itself, as
+/// SQLite would.
 final class LogCheckpointer: Sendable {
     /// Pages of log after which a checkpoint runs in the background: 16 MB with 4 KiB pages, four times SQLite's
     /// default. A checkpoint copies each page once however often it was written, and the pages a push writes
-    /// are mostly the same index pages again (its notes' ids land all over the id indexes): a push of 1,000 notes
-    /// wrote about 2,600 pages of log and set off three checkpoints at SQLite's bound, most of them copying
-    /// the same pages.
+    /// are mostly the same index pages again (its notes' ids land all over the id indexes): at SQLite's bound a
+    /// push of 1,000 notes sets off several checkpoints, most of them copying the same pages (see BENCHMARKS.md,
+    /// "Server round 2", item 17).
     static let pagesBeforeCheckpoint: Int32 = 4000
     /// Pages of log after which the commit checkpoints before it returns.
     static let pagesBeforeCheckpointInCommit: Int32 = 8000

@@ -26,8 +26,8 @@ extension StoredValue {
 
 extension StatementArguments {
     /// Positional arguments from stored values. GRDB's initializer for a sequence of one concrete type reads
-    /// each value through a key path made at run time (3% of a push, in the note insert); its initializer for
-    /// optional existentials does not.
+    /// each value through a key path made at run time (see BENCHMARKS.md, "Server round 2", item 20); its
+    /// initializer for optional existentials does not.
     init(_ values: [StoredValue]) {
         self.init(values.map { $0.databaseValue as (any DatabaseValueConvertible)? })
     }

@@ -132,8 +132,8 @@ extension SQLiteStore: SpeciesRepository {
     /// SQL of `columns` of the species stored under the first of ?1…?N (`Species.storedSpellingsPadded`) that
     /// one is stored under. Arms of a `UNION ALL … LIMIT 1`, which SQLite runs in order and stops at the first
     /// row: a name stored as asked costs one index lookup. Not `IN (…) ORDER BY … LIMIT 1`: SQLite runs that
-    /// through two temporary b-trees (the list and the sort), opened and closed on each call, which made this
-    /// lookup a sixth of a pushed note's time.
+    /// through two temporary b-trees (the list and the sort), opened and closed on each call, which would make
+    /// this lookup a large part of a pushed note's time (see BENCHMARKS.md, "Server round 2", item 14).
     private static func byStoredSpelling(_ columns: String) -> String {
         (1...Species.maxStoredSpellings).map { "SELECT \(columns) FROM oak_entries WHERE scientific_name = ?\($0)" }
             .joined(separator: " UNION ALL ") + " LIMIT 1"

@@ -104,8 +104,8 @@ extension SQLiteStore: SyncRepository {
 
         var isUpsert: Bool { op == SyncOperation.upsert.rawValue }
 
-        /// The rows of a page query, read from the statement's columns in place (a copied GRDB row, decoded
-        /// by column, cost a tenth of a page).
+        /// The rows of a page query, read from the statement's columns in place, not copied into GRDB rows
+        /// first (see BENCHMARKS.md, "Server round 2", item 15).
         static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments) throws -> [PageRow] {
             let statement = try db.cachedStatement(sql: sql)
             let cursor = try Row.fetchCursor(statement, arguments: arguments)
@@ -215,8 +215,8 @@ extension SQLiteStore: SyncRepository {
 
     /// Writes a batch's receipts, one prepared insert per receipt, stamped by the database's clock as tombstones
     /// are (compaction removes both by one horizon). In process a row costs a step, not a round trip: binding
-    /// each row is cheaper than one statement over a JSON list of them (every answer escaped into the list
-    /// and parsed back), which was a fourteenth of a push's writer time.
+    /// each row is cheaper than one statement over a JSON list of them, which escapes every answer into the list
+    /// and parses it back (see BENCHMARKS.md, "Server round 2", item 24).
     static func saveReceipts(_ db: Database, _ batch: PushBatch) throws {
         let insert = try db.cachedStatement(sql: "INSERT INTO sync_receipts(digest, result, created_at) VALUES (?, ?, \(Schema.now))")
         for receipt in batch.newReceipts {
@@ -226,8 +226,9 @@ extension SQLiteStore: SyncRepository {
     }
 
     /// Answers the upserts of the batch stored since the last call (`PushBatch.awaitAnswer`) with their notes
-    /// as the pull writes them: one query for them all, no `Note` built, no `JSONEncoder` (one query per note,
-    /// and before that models and the encoder, were each a tenth of a push's time or more).
+    /// as the pull writes them: one query for them all, no `Note` built, no `JSONEncoder` (a query per note, or
+    /// models and the encoder, would each be a large part of a push: see BENCHMARKS.md, "Server round 2", item 9,
+    /// and "Where the targets stand", item 11).
     static func answerStored(_ db: Database, _ batch: inout PushBatch) throws {
         guard let ids = batch.awaitedIDsJSON else { return }
         let statement = try db.cachedStatement(sql: PulledNoteColumn.queryByKeys)

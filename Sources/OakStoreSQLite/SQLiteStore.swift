@@ -29,15 +29,15 @@ public final class SQLiteStore: Sendable {
         configuration.prepareDatabase { db in
             // Readers keep a smaller page cache than SQLite's default (2 MB each): the system caches the file
             // anyway, and full caches on every connection would be a sixth of a small server's memory. 1 MB
-            // holds what a full sync keeps coming back to (the note id index): with 512 KB a pull of 11,360
-            // changes read 7,200 pages from the file, with 1 MB 3,000 (pread went from 10% to 5% of its time).
+            // holds what a full sync keeps coming back to (the note id index), so a pull seldom reads the same
+            // page from the file twice (see BENCHMARKS.md, "Server round 2", item 20).
             if db.configuration.readonly {
                 try db.execute(sql: "PRAGMA cache_size = -\(Self.readerCacheKiB)")
             } else {
                 // A statement inside a transaction keeps the pages it changes in a statement journal, to undo
                 // the statement alone if it fails; past 64 KiB SQLite moves that journal to a temporary file.
-                // A pushed note's insert, with its triggers, passed that bound, so every note wrote to a file
-                // (push CPU 4–6% lower without it). The writer keeps its temporary data in memory.
+                // A pushed note's insert, with its triggers, passes that bound, so every note would write to a file
+                // (see BENCHMARKS.md, "Server round 2", item 16). The writer keeps its temporary data in memory.
                 try db.execute(sql: "PRAGMA temp_store = MEMORY")
                 checkpointer.install(on: db)
             }
@@ -46,7 +46,7 @@ public final class SQLiteStore: Sendable {
         // GRDB opens a pool's writer with `synchronous = NORMAL`, which syncs the write-ahead log only at
         // checkpoints: a process crash loses nothing, but a power loss or a system crash could take back writes
         // already answered, and a device that was told its note is stored would never send it again. With
-        // FULL every commit syncs the log before it returns (about 1 ms a commit on the benchmark machine).
+        // FULL every commit syncs the log before it returns (its cost: BENCHMARKS.md, "Server round 2", item 23).
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try self.init(database: pool, checkpointer: checkpointer, seedStarterData: seedStarterData, clock: clock)
     }
@@ -110,7 +110,8 @@ public final class SQLiteStore: Sendable {
     }
 
     /// Runs a short read (a record, a page, a search) on the calling thread. Such a read takes microseconds,
-    /// less than the two thread hops of an asynchronous read, which dominated the cost of an uncached answer.
+    /// less than the two thread hops of an asynchronous read, which would be most of the cost of an uncached
+    /// answer (see BENCHMARKS.md, "Server round 2", item 3).
     func read<T>(_ value: (Database) throws -> T) throws -> T {
         activity.begin(write: false)
         defer { activity.end(write: false) }

@@ -40,7 +40,7 @@ enum Schema {
         }
         migrator.registerMigration("v8 search documents per source") { _ in }
         migrator.registerMigration("v9 taxonomy indexes") { db in
-            // A taxon's species count (in lists, details and search results) was a scan of every species.
+            // A taxon's species count (in lists, details and search results) reads these, not every species.
             try db.execute(
                 sql: TaxonLevel.allCases.map {
                     "CREATE INDEX IF NOT EXISTS oak_entries_\($0.rawValue) ON oak_entries(\($0.rawValue));"
@@ -326,7 +326,8 @@ enum Schema {
 
     /// Search runs in memory (`SpeciesSearchIndex`): drops the full-text indexes of v3, v6 and v8 and their
     /// triggers (derived data, no row of the compendium), and keeps the listing version with triggers of its
-    /// own. Keeping FTS5 indexes current was most of a pushed note's cost.
+    /// own. Keeping FTS5 indexes current would be most of a pushed note's cost (see BENCHMARKS.md,
+    /// "Server round 2", items 1, 2 and 6).
     static let searchInMemory = """
         DROP TRIGGER IF EXISTS oak_entries_indexed_insert;
         DROP TRIGGER IF EXISTS oak_entries_indexed_update;

@@ -41,12 +41,12 @@ public struct DeviceServer: Sendable {
 }
 
 /// Everything one device needs, wired together the same way for the app, the CLI and the tests:
-/// the local store, the notes and catalog repositories, and, when a server is set, its client and the
-/// sync engine with connectivity.
+/// the local store, the notes repository and the offline catalog, and, when a server is set, its client
+/// and the sync engine with connectivity.
 public final class OakDevice: Sendable {
     public let store: LocalStore
     public let notes: NotesRepository
-    public let catalog: CatalogRepository
+    public let catalog: OfflineCatalog
     /// The server's client; nil when no server is set (the device works offline only).
     public let client: OakClient?
     /// The sync engine; nil when no server is set.
@@ -80,7 +80,7 @@ public final class OakDevice: Sendable {
     ) {
         self.store = store
         notes = NotesRepository(store: store, clock: clock, makeID: makeID)
-        catalog = CatalogRepository(store: store)
+        catalog = OfflineCatalog(store: store)
         guard let server else {
             client = nil
             engine = nil

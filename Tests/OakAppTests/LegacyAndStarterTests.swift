@@ -246,14 +246,18 @@ struct LegacyAndStarterTests {
         #expect(!preferences.legacyFilesImported)
     }
 
-    @Test("the bundled starter catalog is the project's own starter dataset in the export format")
-    func bundledCatalogIsOurStarterExport() async throws {
+    @Test("the app's starter catalog loads every species of the starter dataset, as a new server database exports them")
+    func starterCatalogLoadsEverySpecies() async throws {
+        let catalog = try StarterCatalog.bundled()
+        let dataset = try StarterDataset.load()
+        #expect(catalog.species.count == 96)
+        #expect(catalog.species.map(\.asSpecies) == dataset.species)
+        #expect(catalog.sources.map(\.source.id) == StarterDataset.standardSources.map(\.id))
+        // What the first sync with a new server brings is what the device already shows.
         let path = temporaryDirectory("oak-starter").appendingPathComponent("fresh.db").path
-        let store = try SQLiteStore(path: path)
-        let fresh = try JSONDecoder().decode(ExportFile.self, from: Data(try await store.export().body.readableBytesView))
-        let bundled = try StarterCatalog.bundled()
-        #expect(bundled.species == fresh.species)
-        #expect(bundled.sources == fresh.sources)
+        let fresh = try JSONDecoder().decode(ExportFile.self, from: Data(try await SQLiteStore(path: path).export().body.readableBytesView))
+        #expect(catalog.species == fresh.species)
+        #expect(catalog.sources == fresh.sources)
     }
 }
 

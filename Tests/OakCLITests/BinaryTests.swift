@@ -92,8 +92,76 @@ struct BinaryTests {
                 where !line.isEmpty && !next.isEmpty && !line.hasPrefix(" ") && !next.hasPrefix(" ") && !line.hasSuffix(":") {
                     #expect(line.count >= 60, "oak \(name) --help breaks a sentence after \"\(line)\"")
                 }
+                for line in Self.linesBrokenMidSentence(page) {
+                    Issue.record("oak \(name) --help breaks a sentence after \"\(line)\"")
+                }
             }
         }
+    }
+
+    /// The lines of a help page after which a sentence goes on although its next word would have fit: ArgumentParser
+    /// fills each line of a paragraph (the overview, the discussion, an argument's, option's or subcommand's help)
+    /// to under 80 columns, so such a break is a newline written inside a paragraph of the text. A line that ends a
+    /// sentence, a clause or a list item (`.`, `:`, `;`, `!`, `?`) may be followed by anything; a sentence goes on
+    /// when the next line of the same paragraph starts in lower case. Above USAGE a paragraph is at the left margin
+    /// (indented lines there are examples); below it, an entry's help goes on in the column it started in.
+    static func linesBrokenMidSentence(_ page: String, width: Int = 80) -> [String] {
+        func indentation(_ line: Substring) -> Int { line.prefix { $0 == " " }.count }
+        /// Where a line's paragraph is: an entry's help column (after the name and its gap), or its indentation.
+        func column(_ line: Substring) -> Int {
+            let indent = indentation(line)
+            let text = line.dropFirst(indent)
+            guard let gap = text.range(of: "  ") else { return indent }
+            return indent + text.distance(from: text.startIndex, to: gap.lowerBound) + text[gap.lowerBound...].prefix { $0 == " " }.count
+        }
+        var broken: [String] = []
+        var (inProse, inUsage) = (true, false)
+        let lines = page.split(separator: "\n", omittingEmptySubsequences: false)
+        for (line, next) in zip(lines, lines.dropFirst()) {
+            if line.hasPrefix("USAGE:") { (inProse, inUsage) = (false, true) }
+            guard let last = line.last(where: { $0 != " " }) else {
+                inUsage = false
+                continue
+            }
+            guard !inUsage, !".:;!?".contains(last) else { continue }
+            let indent = indentation(next)
+            let rest = next.dropFirst(indent)
+            guard let first = rest.first, first.isLowercase, let word = rest.split(separator: " ").first else { continue }
+            let sameParagraph = inProse ? indentation(line) == 0 && indent == 0 : indent == column(line)
+            if sameParagraph && line.count + 1 + word.count < width { broken.append(String(line)) }
+        }
+        return broken
+    }
+
+    @Test("the check for sentences broken mid-line finds a written-in break, in a paragraph and in an option's help")
+    func brokenSentenceCheck() {
+        let page = """
+            OVERVIEW: Copy a whole database from a SQLite file into PostgreSQL, or back.
+
+            Stop the servers of both databases first. A SQLite source is brought to the
+            current schema in place,
+            as oak serve would.
+
+            Examples:
+              oak migrate --from oak_compendium.db --to postgres://oak@db.example.org/oak
+              oak migrate --from postgres://oak@db.example.org/oak --to restored.db
+
+            USAGE: oak migrate --from <from> --to <to> [--force]
+              oak sees this as usage
+
+            OPTIONS:
+              --from <from>           The database to copy: a SQLite file, or a postgres://
+                                      URL of a database server, which must be
+                                      running.
+              --to <to>               Where to
+                                      copy it.
+              --force                 Replace whatever the target holds.
+            """
+        #expect(
+            Self.linesBrokenMidSentence(page) == [
+                "current schema in place,", "                          URL of a database server, which must be",
+                "  --to <to>               Where to",
+            ])
     }
 
     /// The subcommands a help page lists.

@@ -35,7 +35,7 @@ struct OfflineCatalogTests {
     func catalogPushIsIdempotent() async throws {
         try await LiveServer.run { server in
             let device = try Device(server: server, clock: WriteClock())
-            let catalog = CatalogRepository(store: device.repository.store)
+            let catalog = OfflineCatalog(store: device.repository.store)
             var source = SourcePatch()
             source.name = .value("Ridge Walks")
             source.sourceType = .value("Book")
@@ -71,7 +71,7 @@ struct OfflineCatalogTests {
             let device = try Device(server: server, clock: WriteClock())
             let store = device.repository.store
             // Written as an older client might have: a name longer than the server accepts.
-            try await CatalogRepository(store: store).createSource(
+            try await OfflineCatalog(store: store).createSource(
                 {
                     var patch = SourcePatch()
                     patch.name = .value("Short")
@@ -156,12 +156,12 @@ struct OfflineCatalogTests {
         #expect(empty.species.isEmpty)
         var patch = SpeciesPatch()
         patch.scientificName = .value("cachetiana")
-        try await CatalogRepository(store: store).createSpecies(patch)
+        try await OfflineCatalog(store: store).createSpecies(patch)
         let after = try await store.catalog()
         #expect(after.species.map(\.scientificName) == ["cachetiana"])
         #expect(after.syncState(ofSpecies: "cachetiana") == .pendingUpload)
         #expect(after.pendingCount == 1)
-        await #expect(throws: OakError.self) { try await CatalogRepository(store: store).createSpecies(patch) }
+        await #expect(throws: OakError.self) { try await OfflineCatalog(store: store).createSpecies(patch) }
     }
 }
 

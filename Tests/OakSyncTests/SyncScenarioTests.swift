@@ -306,7 +306,7 @@ struct SyncScenarioTests {
             var patch = SourcePatch()
             patch.name = .value("Field book after the backup")
             patch.sourceType = .value("personal")
-            let source = try await CatalogRepository(store: device.repository.store).createSource(patch)
+            let source = try await OfflineCatalog(store: device.repository.store).createSource(patch)
             let onNewSource = try await device.repository.create(scientificName: names[2], sourceId: source.id, fields: NoteFields(leaf: "on it"))
             await device.engine.sync()
             #expect(try await device.repository.note(id: after.id)?.syncStatus == .synced)

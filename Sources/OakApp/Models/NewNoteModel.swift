@@ -38,13 +38,13 @@ public final class NewNoteModel {
     private var catalog = CatalogSnapshot()
     private let store: LocalStore
     private let notes: NotesRepository
-    private let catalogRepository: CatalogRepository
+    private let offlineCatalog: OfflineCatalog
     private var suggesting: Task<Void, Never>?
 
-    init(store: LocalStore, notes: NotesRepository, catalog: CatalogRepository, species: String?) {
+    init(store: LocalStore, notes: NotesRepository, catalog: OfflineCatalog, species: String?) {
         self.store = store
         self.notes = notes
-        catalogRepository = catalog
+        offlineCatalog = catalog
         selectedSpecies = species.map(Species.normalizedName)
     }
 
@@ -98,7 +98,7 @@ public final class NewNoteModel {
                 patch.section = section.map(Patch.value) ?? .absent
                 patch.subsection = subsection.map(Patch.value) ?? .absent
                 patch.complex = complex.map(Patch.value) ?? .absent
-                name = try await catalogRepository.createSpecies(patch).scientificName
+                name = try await offlineCatalog.createSpecies(patch).scientificName
             }
             guard let name else {
                 errorMessage = "Choose a species."

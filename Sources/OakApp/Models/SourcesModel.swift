@@ -65,7 +65,7 @@ public final class SourcesModel {
     public private(set) var rows: [SourceRow] = []
     /// Why the last save failed, naming the field.
     public private(set) var errorMessage: String?
-    var repository: CatalogRepository?
+    var repository: OfflineCatalog?
     private let store: LocalStore
     private var observing: Task<Void, Never>?
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// What a command body needs: the catalog it works on, how to print, and where.
 public struct CommandContext: Sendable {
-    public var catalog: any Catalog
+    public var catalog: any CatalogAccess
     public var format: OutputFormat
     public var output: OutputStream
     public var errors: OutputStream
@@ -13,7 +13,7 @@ public struct CommandContext: Sendable {
     public var environment: [String: String]
 
     public init(
-        catalog: any Catalog, target: Target, environment: [String: String], format: OutputFormat = .text,
+        catalog: any CatalogAccess, target: Target, environment: [String: String], format: OutputFormat = .text,
         output: OutputStream = .standardOutput, errors: OutputStream = .standardError, interactive: Bool = isatty(STDERR_FILENO) == 1
     ) {
         self.catalog = catalog

@@ -71,7 +71,7 @@ public enum Target: Equatable, Sendable {
 
     /// Opens the catalog. A database file that does not exist is refused unless `create` is set; it is then
     /// created empty but for the standard sources (no starter dataset: it is made to import into).
-    public func open(create: Bool) throws -> any Catalog {
+    public func open(create: Bool) throws -> any CatalogAccess {
         switch self {
         case .local(let path):
             try Self.requireDatabase(at: path, create: create, option: "--database")

@@ -29,10 +29,10 @@ public struct NoteWrite: Sendable {
 
 /// The notes of a database file, written at once.
 public struct LocalNoteBook: NoteBook {
-    public let catalog: any Catalog
+    public let catalog: any CatalogAccess
     private var store: any NoteRepository { catalog }
 
-    public init(catalog: any Catalog) {
+    public init(catalog: any CatalogAccess) {
         self.catalog = catalog
     }
 

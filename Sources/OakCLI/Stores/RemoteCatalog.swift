@@ -5,7 +5,7 @@ import OakStore
 
 /// The compendium on a server, through `OakClient`: the same protocols as a local database, so every
 /// command has one body for both modes. Errors arrive as `OakClientError`.
-public struct RemoteCatalog: Catalog {
+public struct RemoteCatalog: CatalogAccess {
     public let client: OakClient
 
     public init(client: OakClient) {

@@ -17,9 +17,9 @@ import Synchronization
 ///   (`CatalogRepository.searchDocumentInMemory`: SQLite's search index, when no taxon or source matches);
 /// - a species' record (`/api/v1/species/{name}`) held in memory (`SpeciesRecords`), under any URL.
 ///
-/// Such a read cost a third more than the bare Hummingbird route it is measured against (a search, which itself
-/// takes a few microseconds, half as much again), most of it in the hop to a task and back, the router and the
-/// middleware; this path skips them and gives the same answer: the headers and body the router's path gives or
+/// Through the router, such a read spends most of its time in the hop to a task and back, the router and the
+/// middleware, not in the answer (see BENCHMARKS.md, "Server round 2", items 22 and 25); this path skips them
+/// and gives the same answer: the headers and body the router's path gives or
 /// keeps (or 304), the rate limit's, security and request-id fields from the same functions the middleware
 /// uses, `Date` and `Server` as Hummingbird sets them, and the same log line and metrics.
 ///

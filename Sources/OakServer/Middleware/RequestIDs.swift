@@ -1,8 +1,8 @@
 import Synchronization
 
 /// Ids for requests that bring none: UUIDs in the version 4 layout, from a random base drawn once at start
-/// plus a counter. `UUID()` asks the system's random source on every call, a syscall per request (4% of a
-/// cached read); a request id has to be unique, not unpredictable.
+/// plus a counter. `UUID()` asks the system's random source on every call, a syscall per request (see
+/// BENCHMARKS.md, "Server round 2", item 5); a request id has to be unique, not unpredictable.
 final class RequestIDs: Sendable {
     private static let hexDigits = Array("0123456789abcdef".utf8)
     private let high: UInt64

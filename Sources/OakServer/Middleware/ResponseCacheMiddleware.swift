@@ -140,9 +140,9 @@ final class ResponseCache: FollowsChanges, @unchecked Sendable {
         static let deflateAbove = 8 << 10
 
         /// The entry as it is kept, in a buffer of its own size (a body grown while it was encoded has up to
-        /// twice its size in room): a body over `deflateAbove` is deflated (a full record of 28 source rows,
-        /// 16.8 KB, keeps in 4.7 KB and inflates in about 20 µs). A body already gzipped for the client hardly
-        /// shrinks, and is kept as is.
+        /// twice its size in room): a body over `deflateAbove` is deflated, since a full record keeps in about a
+        /// quarter of its size and inflates in microseconds (see BENCHMARKS.md, "Server round 2", item 18). A body
+        /// already gzipped for the client hardly shrinks, and is kept as is.
         func keptForm() throws -> Entry {
             var kept = self
             guard body.readableBytes > Self.deflateAbove, headers[.contentEncoding] == nil else {
@@ -222,7 +222,8 @@ final class ResponseCache: FollowsChanges, @unchecked Sendable {
 
     /// The default bounds hold every species record, full record, page and a search per species of the
     /// benchmark catalog (734 species with 28 sources each: 17 MB, most of it full records) beside the export
-    /// (8 MB). At 16 MB the full records did not fit and the read mix fell from 25k to 9k requests/s.
+    /// (8 MB): with less room the full records do not fit, and the read mix goes to the database (see
+    /// BENCHMARKS.md, "Server round 2", item 4).
     init(maxEntries: Int = 4096, maxBytes: Int = 32 << 20, maxEntryBytes: Int = 256 << 10) {
         self.maxEntries = maxEntries
         self.maxBytes = maxBytes
@@ -260,9 +261,9 @@ final class ResponseCache: FollowsChanges, @unchecked Sendable {
 
     /// Whether the answer to a key that missed is worth keeping: only when the key was asked for before (since
     /// the keys seen were last forgotten). A stream of URLs asked for once (a crawler, `?n=1`, `?n=2`, …) then
-    /// costs no copy, store and eviction each, and does not push out what is asked for again (a store and
-    /// its eviction were a tenth of an uncached record's time). Keys are remembered by hash, and forgotten all
-    /// at once past four times `maxEntries` of them.
+    /// costs no copy, store and eviction each (a noticeable part of an uncached record's time), and does not push
+    /// out what is asked for again (see BENCHMARKS.md, "Server round 2", item 25). Keys are remembered by hash,
+    /// and forgotten all at once past four times `maxEntries` of them.
     func admits(_ key: String) -> Bool {
         lock.withLock {
             if seenKeys.count >= maxEntries * 4 { seenKeys.removeAll(keepingCapacity: true) }

@@ -4,8 +4,9 @@ import OakModels
 
 /// The JSON of a `CatalogSearchResult` (what `/api/v1/search` answers), written by hand: its species as sync
 /// pages write them (from `SpeciesRecordColumn`s), in the order they are added; its taxa and
-/// sources, few and rarely any, through `JSONEncoder`. Encoded whole through `JSONEncoder`, a search finding
-/// 50 species spent most of its time in the encoder.
+/// sources, few and rarely any, through `JSONEncoder`. The species are not encoded through `JSONEncoder`
+/// because the encoder would be most of the time of a search that finds many species (see BENCHMARKS.md,
+/// "Server round 2", item 17).
 public struct CatalogSearchDocument {
     @usableFromInline var species = JSONOutput(capacity: 4096)
     @usableFromInline var speciesCount = 0

@@ -23,8 +23,9 @@ package enum ColumnCoding {
     }
 
     /// The items of a JSON array of strings that have no escapes (`["a", "b"]`: nearly every list a file
-    /// holds), found by `plainStringRanges` without the JSON decoder, which took most of the time of reading
-    /// many rows' lists; nil for anything else (escapes, `null` items, other values, other text).
+    /// holds), found by `plainStringRanges` without the JSON decoder, which would be most of the time of reading
+    /// many rows' lists (see BENCHMARKS.md, "Where the targets stand", item 6); nil for anything else (escapes,
+    /// `null` items, other values, other text).
     package static func plainStringArray(_ text: String) -> [String]? {
         var text = text
         return text.withUTF8 { bytes in
@@ -52,7 +53,8 @@ package enum ColumnCoding {
     }
 
     /// JSON text for a list of strings (a list column, a query's list parameter), written by hand: the same
-    /// text as the encoder's, without its cost (a push's receipts and lists went through it once per note).
+    /// text as the encoder's, without its cost, which a push would pay once per note for its receipts and lists
+    /// (see BENCHMARKS.md, "Server round 2", item 15).
     package static func json(_ strings: [String]) -> String {
         var output = JSONOutput(capacity: 16 + strings.count * 48)
         output.strings(strings)

@@ -5,14 +5,16 @@ import OakModels
 /// JSON written by hand, for the large documents (the export and sync pages): they are written straight
 /// from the columns of the rows being read, without models or `JSONEncoder` in between. Strings are
 /// escaped as `JSONEncoder` escapes them with `.withoutEscapingSlashes`. The bytes collect in a response
-/// buffer's memory, appended to with `memcpy` (an `Array`'s generic `append(contentsOf:)` was a tenth of a sync
-/// page, `ByteBuffer`'s own writes cost more per call), and the buffer is handed over without a copy
-/// (`takeByteBuffer()`): a sync page (1 MB) was copied into a new buffer, which the system then had to map page by page.
+/// buffer's memory, appended to with `memcpy` (an `Array`'s generic `append(contentsOf:)` and `ByteBuffer`'s own
+/// writes cost more per call), and the buffer is handed over without a copy (`takeByteBuffer()`), so a sync
+/// page (1 MB) is never copied into a new buffer the system has to map page by page (see BENCHMARKS.md,
+/// "Server round 2", items 16 and 20).
 ///
 /// What reads a backend's columns (`ColumnReader`) is public and `@inlinable`, so that each backend's calls
 /// are specialized for its reader: Swift specializes generic code across modules only from public inlinable
-/// bodies (not from `package` ones), and unspecialized, every column went through a witness table and every
-/// member list through runtime metadata look-ups (a sixth of a sync page). The work on the text itself is in
+/// bodies (not from `package` ones), and unspecialized, every column would go through a witness table and every
+/// member list through runtime metadata look-ups (see BENCHMARKS.md, "Server round 2", item 15). The work on
+/// the text itself is in
 /// ordinary functions (`string(utf8:)`, `stringList(text:)`, ...).
 public struct JSONOutput {
     /// Where the bytes are; `count` of its `capacity` are written. The struct keeps these (a class's stored

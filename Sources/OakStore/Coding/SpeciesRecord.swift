@@ -1,7 +1,8 @@
 import OakModels
 
 /// The columns of a species record as sync pages carry it (`Species` as its routes encode it), from
-/// `oak_entries`: written from the columns as notes are (through `JSONEncoder` they were 6% of a full pull).
+/// `oak_entries`: written from the columns as notes are, not through `Species` and `JSONEncoder` (see
+/// BENCHMARKS.md, "Server round 2", item 16).
 public enum SpeciesRecordColumn: Int32, CaseIterable, Sendable {
     case scientificName, author, isHybrid, conservationStatus, subgenus, section, subsection, complex, parent1, parent2
     case hybrids, closelyRelatedTo, subspeciesVarieties, synonyms, externalLinks
