@@ -57,9 +57,9 @@ extension PostgresStore: MaintenanceRepository {
     /// The head, the listing version and the compaction mark on every row, with the change-log entries after `$1`
     /// (none when it is null), at most `$2` of them (one row of nulls when there are none).
     static let changesQuery = """
-        SELECT (SELECT seq FROM change_log_head) AS head,
+        SELECT (\(headQuery)) AS head,
             (SELECT value FROM sync_state WHERE key = 'listing_version') AS listing_version,
-            (SELECT value FROM sync_state WHERE key = 'compacted_through') AS compacted_through,
+            (\(compactedThroughQuery)) AS compacted_through,
             f.entity, f.entity_key, f.row_species
         FROM (SELECT 1) AS one LEFT JOIN LATERAL (\(DataChanges.feedQuery(position: "$1", limit: "$2"))) AS f ON true
         """

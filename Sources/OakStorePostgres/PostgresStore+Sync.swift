@@ -8,9 +8,8 @@ extension PostgresStore: SyncRepository {
         // One snapshot: the page and the head its cursor reports agree (see `PostgresSchema` for why a
         // change numbered below the head can never commit after it).
         try await snapshot { session in
-            let window = try PullWindow(
-                cursor: cursor, database: try await Self.databaseID(session), head: try await Self.changeLogHead(session),
-                compactedThrough: try await Self.compactedThrough(session))
+            let marks = try await Self.historyMarks(session)
+            let window = try PullWindow(cursor: cursor, database: marks.database, head: marks.head, compactedThrough: marks.compactedThrough)
             let start = window.position.sequence
             let entityList = entities.map { "'\($0.rawValue)'" }.joined(separator: ", ")
             // A snapshot needs no tombstones of deletes made before it started: the client starts from nothing.
@@ -39,9 +38,8 @@ extension PostgresStore: SyncRepository {
         return try await write { session in
             var history: String?
             if let cursor {
-                history = try PullWindow.sameHistory(
-                    cursor, database: try await Self.databaseID(session), head: try await Self.changeLogHead(session), field: "cursor"
-                ).database
+                let marks = try await Self.historyMarks(session)
+                history = try PullWindow.sameHistory(cursor, database: marks.database, head: marks.head, field: "cursor").database
             }
             // Each statement is a round trip: what every change of the batch needs is read in three queries.
             var batch = try await Self.pushBatch(session, changes, history: history)
@@ -78,20 +76,32 @@ extension PostgresStore: SyncRepository {
 
     /// The newest sequence number: it moves on every committed change.
     static func changeLogHead(_ session: PostgresSession) async throws -> Int64 {
-        try await session.integer("SELECT seq FROM change_log_head") ?? 0
+        try await session.integer(headQuery) ?? 0
     }
 
     /// The newest sequence number whose tombstones compaction may have removed.
     static func compactedThrough(_ session: PostgresSession) async throws -> Int64 {
-        Int64(try await session.text("SELECT value FROM sync_state WHERE key = 'compacted_through'") ?? "0") ?? 0
+        Int64(try await session.text(compactedThroughQuery) ?? "0") ?? 0
     }
 
     /// This database's identity, which every cursor carries: the id it was created with, and the object id of
     /// its change log, which `pg_restore` (with `--clean`, or into a new database) and a dump loaded anywhere
     /// give anew. A restored database is so another history: every device's cursor is answered 410.
     static func databaseID(_ session: PostgresSession) async throws -> String {
-        try await session.text("SELECT value || to_hex('change_log'::regclass::oid::bigint) FROM sync_state WHERE key = 'database_id'") ?? "0"
+        try await session.text(databaseIDQuery) ?? "0"
     }
+
+    /// The database's identity, the head and the compaction mark, which every pull and every push with a cursor
+    /// checks the cursor against: one statement, so one round trip and one snapshot.
+    static func historyMarks(_ session: PostgresSession) async throws -> (database: String, head: Int64, compactedThrough: Int64) {
+        let row = try await session.row(
+            "SELECT (\(databaseIDQuery)) AS database_id, (\(headQuery)) AS head, (\(compactedThroughQuery)) AS compacted_through")
+        return (row?.text("database_id") ?? "0", row?.integer("head") ?? 0, Int64(row?.text("compacted_through") ?? "0") ?? 0)
+    }
+
+    static let headQuery = "SELECT seq FROM change_log_head"
+    static let compactedThroughQuery = "SELECT value FROM sync_state WHERE key = 'compacted_through'"
+    static let databaseIDQuery = "SELECT value || to_hex('change_log'::regclass::oid::bigint) FROM sync_state WHERE key = 'database_id'"
 
     /// Writes a page of the change log (`seq, entity, entity_key, op, deleted_at`) as `SyncChange`s: notes from one
     /// query over the page's range, other records encoded from their models. An upsert whose record is gone
