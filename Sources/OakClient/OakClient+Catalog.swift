@@ -1,14 +1,6 @@
 import Foundation
 import OakModels
 
-/// The answer of `/health`.
-public struct HealthStatus: Codable, Sendable {
-    public var status: String
-    public var database: String?
-    /// The server's API version and the oldest client it supports (absent from older servers).
-    public var version: VersionInfo?
-}
-
 /// The answer of a conditional export.
 public enum ExportResult: Sendable {
     /// The export document (`ExportFile`, the original apps' `quercus_data.json`) and its ETag.
