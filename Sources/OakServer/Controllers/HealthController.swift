@@ -8,8 +8,10 @@ struct HealthController {
     let repository: any CatalogRepository
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get("health", use: live)
-        group.get("health/ready", use: ready)
+        group.on(.health, use: live)
+        group.on(.healthReady, use: ready)
+        group.on(.apiHealth, use: live)
+        group.on(.apiHealthReady, use: ready)
     }
 
     @Sendable func live(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<HealthStatus> {

@@ -27,15 +27,15 @@ struct WebController {
     }
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get("search", use: search)
-        group.get("species/:name", use: species)
-        group.get("taxonomy", use: taxonomy)
-        group.get("taxa/:level/:name", use: taxon)
-        group.get("sources", use: sources)
-        group.get("sources/:id", use: source)
-        group.get("assets/oak.css", use: stylesheet)
-        group.get("assets/oak.js", use: script)
-        group.get("assets/oak.svg", use: icon)
+        group.on(.searchPage, use: search)
+        group.on(.speciesPage, use: species)
+        group.on(.taxonomyPage, use: taxonomy)
+        group.on(.taxonPage, use: taxon)
+        group.on(.sourcesPage, use: sources)
+        group.on(.sourcePage, use: source)
+        group.on(.stylesheet, use: stylesheet)
+        group.on(.script, use: script)
+        group.on(.icon, use: icon)
     }
 
     /// Whether a request asks for a page rather than JSON: its `Accept` names `text/html` (browsers do; `curl`

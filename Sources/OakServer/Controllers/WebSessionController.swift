@@ -12,9 +12,9 @@ struct WebSessionController {
     let authenticator: Authenticator
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get("sign-in", use: signInForm)
-        group.post("sign-in", use: signIn)
-        group.post("sign-out", use: signOut)
+        group.on(.signInForm, use: signInForm)
+        group.on(.signIn, use: signIn)
+        group.on(.signOut, use: signOut)
     }
 
     @Sendable func signInForm(_ request: Request, context: OakRequestContext) async throws -> Response {
