@@ -99,19 +99,23 @@ struct RenderedField {
     }
 }
 
-/// Paths of the site's pages; names and keys percent-encoded as one path segment.
+/// Paths of the site's pages (as `APIRoute` describes them); names and keys percent-encoded as one path segment.
 public enum SitePath {
-    public static func species(_ name: String) -> String { "/species/\(segment(name))" }
-    public static func taxon(_ level: TaxonLevel, _ name: String) -> String { "/taxa/\(level.rawValue)/\(segment(name))" }
-    public static func source(_ id: Int) -> String { "/sources/\(id)" }
+    public static func species(_ name: String) -> String { page(.speciesPage, name) }
+    public static func taxon(_ level: TaxonLevel, _ name: String) -> String { page(.taxonPage, level.rawValue, name) }
+    public static func source(_ id: Int) -> String { page(.sourcePage, String(id)) }
 
     // The forms (`WebEditController`): `/edit/…` for a record, `/new/…` to add one.
-    public static func speciesForm(_ name: String) -> String { "/edit" + species(name) }
-    public static func descriptionForm(_ name: String, _ sourceId: Int) -> String { "/edit\(species(name))/sources/\(sourceId)" }
-    public static func notesForm(_ name: String) -> String { "/edit\(species(name))/notes" }
-    public static func newDescriptionForm(_ name: String) -> String { "/new\(species(name))/description" }
-    public static func sourceForm(_ id: Int) -> String { "/edit" + source(id) }
-    public static func taxonForm(_ level: TaxonLevel, _ name: String) -> String { "/edit" + taxon(level, name) }
+    public static func speciesForm(_ name: String) -> String { page(.speciesForm, name) }
+    public static func descriptionForm(_ name: String, _ sourceId: Int) -> String { page(.descriptionForm, name, String(sourceId)) }
+    public static func notesForm(_ name: String) -> String { page(.notesForm, name) }
+    public static func newDescriptionForm(_ name: String) -> String { page(.newDescriptionForm, name) }
+    public static func sourceForm(_ id: Int) -> String { page(.sourceForm, String(id)) }
+    public static func taxonForm(_ level: TaxonLevel, _ name: String) -> String { page(.taxonForm, level.rawValue, name) }
+
+    private static func page(_ route: APIRoute, _ values: String...) -> String {
+        route.path(filledWith: values, encodedBy: segment)
+    }
 
     private static let segmentCharacters = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/;?#"))
 

@@ -20,11 +20,21 @@ struct WebController {
     static let contentSecurityPolicy =
         "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
-    /// The paths the pages answer under (for the response cache).
+    /// The paths the pages answer under (for the response cache): a page's path of one literal segment
+    /// (`/search`), and the folders of the others (`/species/`, `/assets/`), as `APIRoute.pages` describes them.
     static func isPage(_ path: String) -> Bool {
-        path == "/search" || path == "/taxonomy" || path == "/sources" || path.hasPrefix("/species/") || path.hasPrefix("/taxa/")
-            || path.hasPrefix("/sources/") || path.hasPrefix("/assets/")
+        pagePaths.contains(path) || pageFolders.contains { path.hasPrefix($0) }
     }
+
+    private static let pagePaths: [String] = APIRoute.pages.filter { $0.segments.count == 1 }.map(\.path)
+    private static let pageFolders: [String] = {
+        var folders: [String] = []
+        for route in APIRoute.pages where route.segments.count > 1 {
+            guard case .literal(let folder) = route.segments[0], !folders.contains("/\(folder)/") else { continue }
+            folders.append("/\(folder)/")
+        }
+        return folders
+    }()
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
         group.on(.searchPage, use: search)
