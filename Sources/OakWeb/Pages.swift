@@ -51,7 +51,7 @@ struct PageFrame {
     private(set) var editsSources = false
     private(set) var editsNotes = false
     /// The sign-in page, coming back here after.
-    private(set) var signInHref = "/sign-in"
+    private(set) var signInHref = APIRoute.signInForm.path
 
     init(title: String, description: String, query: String? = nil, home: Bool = false) {
         self.title = title
@@ -62,7 +62,7 @@ struct PageFrame {
 
     /// The frame of a page answering `request`.
     mutating func show(to request: PageRequest) {
-        signInHref = "/sign-in?next=" + (request.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/")
+        signInHref = APIRoute.signInForm.path + "?next=" + (request.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/")
         guard let viewer = request.viewer else { return }
         signedIn = true
         viewerName = viewer.name
@@ -104,6 +104,8 @@ public enum SitePath {
     public static func species(_ name: String) -> String { page(.speciesPage, name) }
     public static func taxon(_ level: TaxonLevel, _ name: String) -> String { page(.taxonPage, level.rawValue, name) }
     public static func source(_ id: Int) -> String { page(.sourcePage, String(id)) }
+    /// The live updates of a species' page (`WebEventsController`).
+    public static func speciesEvents(_ name: String) -> String { page(.speciesEvents, name) }
 
     // The forms (`WebEditController`): `/edit/…` for a record, `/new/…` to add one.
     public static func speciesForm(_ name: String) -> String { page(.speciesForm, name) }
@@ -256,7 +258,7 @@ struct SpeciesPage: FramedPage {
         editHref = SitePath.speciesForm(species.scientificName)
         notesHref = SitePath.notesForm(species.scientificName)
         newDescriptionHref = SitePath.newDescriptionForm(species.scientificName)
-        liveHref = "/events\(SitePath.species(species.scientificName))?since=\(since)"
+        liveHref = SitePath.speciesEvents(species.scientificName) + "?since=\(since)"
         var summary = "\(name)\(species.isHybrid ? ", a hybrid oak" : ", an oak")"
         if let section = species.section { summary += " of section \(section)" }
         summary += ", described by \(full.sources.count) source\(full.sources.count == 1 ? "" : "s")."

@@ -40,9 +40,10 @@ struct WebEditController {
     static let outOfDateMessage =
         "This form was opened before you last signed in or out (or came from elsewhere), so it was not saved. Your text is kept below: check it and save again."
 
-    /// Paths whose POST takes a form (`application/x-www-form-urlencoded`) rather than JSON.
+    /// Paths whose POST takes a form (`application/x-www-form-urlencoded`) rather than JSON: signing in and out,
+    /// and the folders of the forms' routes (`APIRoute.speciesForm`, `.newSpeciesForm` and the rest).
     static func takesForms(_ path: String) -> Bool {
-        path == "/sign-in" || path == "/sign-out" || path.hasPrefix("/edit/") || path.hasPrefix("/new/")
+        path == APIRoute.signIn.path || path == APIRoute.signOut.path || path.hasPrefix("/edit/") || path.hasPrefix("/new/")
     }
 
     static func isForm(_ contentType: String) -> Bool {
