@@ -1,14 +1,6 @@
 import Foundation
 import OakModels
 
-/// The answer of `/health`.
-public struct HealthStatus: Codable, Sendable {
-    public var status: String
-    public var database: String?
-    /// The server's API version and the oldest client it supports (absent from older servers).
-    public var version: VersionInfo?
-}
-
 /// The answer of a conditional export.
 public enum ExportResult: Sendable {
     /// The export document (`ExportFile`, the original apps' `quercus_data.json`) and its ETag.
@@ -20,13 +12,13 @@ public enum ExportResult: Sendable {
 extension OakClient {
     /// `GET /health`: whether the server is up.
     public func health() async throws(OakClientError) -> HealthStatus {
-        try await call("GET", url(["health"], api: false))
+        try await call(.health)
     }
 
     /// `GET /api/v1/auth/verify`: the configured key's name and abilities, or nil when the server does not
     /// accept it. Sends the key although it is a read.
     public func verifyKey() async throws(OakClientError) -> VerifiedKey? {
-        let response = try await send("GET", url(["auth", "verify"]), sendKey: true, accepting: [401])
+        let response = try await send(.verifyKey, sendKey: true, accepting: [401])
         guard (200..<300).contains(response.status) else { return nil }
         do {
             return try JSONDecoder().decode(VerifiedKey.self, from: response.body)
@@ -42,22 +34,22 @@ extension OakClient {
             "hybrid": filter.isHybrid.map { String($0) }, "source_id": filter.sourceId.map { String($0) },
             "limit": limit.map { String($0) }, "offset": offset.map { String($0) },
         ]
-        return try await call("GET", url(["species"], query: query))
+        return try await call(.listSpecies, query: query)
     }
 
     /// `GET /api/v1/species/{name}`.
     public func species(named name: String) async throws(OakClientError) -> Species {
-        try await call("GET", url(["species", name]))
+        try await call(.species, [name])
     }
 
     /// `GET /api/v1/species/{name}/full`: the species with all of its source data.
     public func speciesFull(named name: String) async throws(OakClientError) -> SpeciesFull {
-        try await call("GET", url(["species", name, "full"]))
+        try await call(.speciesFull, [name])
     }
 
     /// `GET /api/v1/species/search?q=`: species matching a name, synonym or local name.
     public func searchSpecies(query: String, limit: Int? = nil) async throws(OakClientError) -> SpeciesSearchResult {
-        try await call("GET", url(["species", "search"], query: ["q": query, "limit": limit.map { String($0) }]))
+        try await call(.searchSpecies, query: ["q": query, "limit": limit.map { String($0) }])
     }
 
     /// `GET /api/v1/taxa`: one page of taxa, optionally of one level and below one parent.
@@ -65,43 +57,43 @@ extension OakClient {
         let query: [String: String?] = [
             "level": level?.rawValue, "parent": parent, "limit": limit.map { String($0) }, "offset": offset.map { String($0) },
         ]
-        return try await call("GET", url(["taxa"], query: query))
+        return try await call(.listTaxa, query: query)
     }
 
     /// `GET /api/v1/taxa/{level}/{name}`.
     public func taxon(level: TaxonLevel, name: String) async throws(OakClientError) -> Taxon {
-        try await call("GET", url(["taxa", level.rawValue, name]))
+        try await call(.taxon, [level.rawValue, name])
     }
 
     /// `GET /api/v1/sources`.
     public func listSources() async throws(OakClientError) -> [Source] {
-        try await call("GET", url(["sources"]))
+        try await call(.listSources)
     }
 
     /// `GET /api/v1/sources/{id}`.
     public func source(id: Int) async throws(OakClientError) -> Source {
-        try await call("GET", url(["sources", String(id)]))
+        try await call(.source, [String(id)])
     }
 
     /// `GET /api/v1/species/{name}/sources`: a species' data from every source.
     public func speciesSources(of name: String) async throws(OakClientError) -> [SpeciesSource] {
-        try await call("GET", url(["species", name, "sources"]))
+        try await call(.speciesSources, [name])
     }
 
     /// `GET /api/v1/species/{name}/sources/{id}`.
     public func speciesSource(of name: String, sourceId: Int) async throws(OakClientError) -> SpeciesSource {
-        try await call("GET", url(["species", name, "sources", String(sourceId)]))
+        try await call(.speciesSource, [name, String(sourceId)])
     }
 
     /// `GET /api/v1/stats`.
     public func stats() async throws(OakClientError) -> CatalogStats {
-        try await call("GET", url(["stats"]))
+        try await call(.stats)
     }
 
     /// `GET /api/v1/export`; with the ETag of a previous export, `.notModified` while the data is unchanged.
     public func export(ifNoneMatch etag: String? = nil) async throws(OakClientError) -> ExportResult {
         let headers = etag.map { ["If-None-Match": $0] } ?? [:]
-        let response = try await send("GET", url(["export"]), headers: headers, accepting: [304])
+        let response = try await send(.export, headers: headers, accepting: [304])
         if response.status == 304 { return .notModified }
         return .modified(body: response.body, etag: response.headers["etag"])
     }

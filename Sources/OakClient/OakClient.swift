@@ -29,24 +29,26 @@ public struct OakClient: Sendable {
 
     /// HTTP methods that read; every other method writes and carries the key.
     private static let readMethods: Set<String> = ["GET", "HEAD", "OPTIONS"]
-    private static let pathAllowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
 
-    /// The URL of `/api/v1/<segments>` (or `/<segments>` when `api` is false), each segment percent-encoded.
-    func url(_ segments: [String], query: [String: String?] = [:], api: Bool = true) -> URL {
-        let encoded = segments.map { $0.addingPercentEncoding(withAllowedCharacters: Self.pathAllowed) ?? $0 }
+    /// The URL of a route (`APIRoute`) with `values` in place of its path parameters, in order, each
+    /// percent-encoded as one segment, and the query parameters that have a value (sorted by name).
+    func url(_ route: APIRoute, _ values: [String] = [], query: [String: String?] = [:]) -> URL {
+        assert(Set(query.keys).isSubset(of: route.query), "\(route) does not read the query parameters \(Set(query.keys).subtracting(route.query))")
         var root = configuration.baseURL.absoluteString
         while root.hasSuffix("/") { root.removeLast() }
-        var components = URLComponents(string: root + (api ? "/api/v1/" : "/") + encoded.joined(separator: "/"))!
+        var components = URLComponents(string: root + route.path(filledWith: values))!
         let items = query.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
         if !items.isEmpty { components.queryItems = items.sorted { $0.name < $1.name } }
         return components.url!
     }
 
-    /// Sends a request and returns the response when its status is 2xx or listed in `accepting`.
+    /// Sends a request to a route (its method, and its URL from `url`) and returns the response when its status is
+    /// 2xx or listed in `accepting`.
     func send(
-        _ method: String, _ url: URL, body: (any Encodable)? = nil, headers: [String: String] = [:],
-        sendKey: Bool? = nil, accepting: Set<Int> = []
+        _ route: APIRoute, _ values: [String] = [], query: [String: String?] = [:], body: (any Encodable)? = nil,
+        headers: [String: String] = [:], sendKey: Bool? = nil, accepting: Set<Int> = []
     ) async throws(OakClientError) -> TransportResponse {
+        let (method, url) = (route.method.rawValue, url(route, values, query: query))
         var headers = headers
         headers["Accept"] = "application/json"
         if sendKey ?? !Self.readMethods.contains(method), let key = configuration.apiKey {
@@ -75,12 +77,12 @@ public struct OakClient: Sendable {
         return response
     }
 
-    /// Sends a request and decodes its JSON answer.
+    /// Sends a request to a route (see `send`) and decodes its JSON answer.
     func call<Response: Decodable>(
-        _ method: String, _ url: URL, body: (any Encodable)? = nil, headers: [String: String] = [:],
-        as type: Response.Type = Response.self
+        _ route: APIRoute, _ values: [String] = [], query: [String: String?] = [:], body: (any Encodable)? = nil,
+        headers: [String: String] = [:], as type: Response.Type = Response.self
     ) async throws(OakClientError) -> Response {
-        let response = try await send(method, url, body: body, headers: headers)
+        let response = try await send(route, values, query: query, body: body, headers: headers)
         do {
             return try JSONDecoder().decode(Response.self, from: response.body)
         } catch {

@@ -146,6 +146,25 @@ public struct CatalogStats: Codable, Hashable, Sendable {
     }
 }
 
+/// The answer of the health routes (`APIRoute.health`, `.healthReady` and their `/api/v1` twins): liveness
+/// (`"ok"`, with the versions), readiness (`"ready"`, the database `"connected"`), or `"unavailable"` with a 503.
+public struct HealthStatus: Codable, Hashable, Sendable {
+    public var status: String
+    /// The server's API version and the oldest client it supports (liveness only; absent from older servers).
+    public var version: VersionInfo?
+    /// Whether the database answers (readiness only).
+    public var database: String?
+    /// What went wrong, when the server is not ready.
+    public var error: String?
+
+    public init(status: String, version: VersionInfo? = nil, database: String? = nil, error: String? = nil) {
+        self.status = status
+        self.version = version
+        self.database = database
+        self.error = error
+    }
+}
+
 /// The version of this software and of the v1 API it serves, as `/health` reports them.
 public struct VersionInfo: Codable, Hashable, Sendable {
     /// The API's version.

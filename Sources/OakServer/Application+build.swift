@@ -121,7 +121,8 @@ private func buildRouter(configuration: ServerConfiguration, store: any Compendi
     return addRoutes(to: router, configuration, store, metrics, speciesRecords, pullPages, shared.webPages)
 }
 
-/// Registers every controller; each resource's writes need that resource's ability.
+/// Registers every controller; each resource's writes need that resource's ability. Each controller registers its
+/// routes from the catalogue (`APIRoute`), whole paths on a group with no path of its own.
 @discardableResult
 private func addRoutes(
     to router: Router<OakRequestContext>, _ configuration: ServerConfiguration, _ store: any CompendiumStore, _ metrics: ServerMetrics,
@@ -140,20 +141,17 @@ private func addRoutes(
         WebEventsController(store: store).addRoutes(to: router.group(""))
     }
     IndexController(web: web).addRoutes(to: router.group(""))
-    let health = HealthController(repository: store)
-    health.addRoutes(to: router.group(""))
+    HealthController(repository: store).addRoutes(to: router.group(""))
     MetricsController(metrics: metrics).addRoutes(to: router.group(""))
-    let api = router.group("api/v1")
-    health.addRoutes(to: api)
-    SpeciesController(repository: store, records: speciesRecords).addRoutes(to: writes(api.group("species"), .speciesWrite))
-    SpeciesSourcesController(repository: store).addRoutes(to: writes(api.group("species"), .speciesWrite))
-    TaxaController(repository: store).addRoutes(to: writes(api.group("taxa"), .taxaWrite))
-    SourcesController(repository: store).addRoutes(to: writes(api.group("sources"), .sourcesWrite))
-    CatalogController(repository: store).addRoutes(to: api)
-    NotesController(repository: store).addRoutes(to: writes(api.group("notes"), .notesWrite))
-    SyncController(repository: store, pages: pullPages).addRoutes(to: writes(api.group("sync"), .notesWrite))
-    AuthController(authenticator: authenticator).addRoutes(to: api.group("auth"))
-    BackupController(repository: store as? any BackupRepository, settings: configuration.backups).addRoutes(to: writes(api.group("backup"), .admin))
-    OpenAPIController().addRoutes(to: api)
+    SpeciesController(repository: store, records: speciesRecords).addRoutes(to: writes(router.group(""), .speciesWrite))
+    SpeciesSourcesController(repository: store).addRoutes(to: writes(router.group(""), .speciesWrite))
+    TaxaController(repository: store).addRoutes(to: writes(router.group(""), .taxaWrite))
+    SourcesController(repository: store).addRoutes(to: writes(router.group(""), .sourcesWrite))
+    CatalogController(repository: store).addRoutes(to: router.group(""))
+    NotesController(repository: store).addRoutes(to: writes(router.group(""), .notesWrite))
+    SyncController(repository: store, pages: pullPages).addRoutes(to: writes(router.group(""), .notesWrite))
+    AuthController(authenticator: authenticator).addRoutes(to: router.group(""))
+    BackupController(repository: store as? any BackupRepository, settings: configuration.backups).addRoutes(to: writes(router.group(""), .admin))
+    OpenAPIController().addRoutes(to: router.group(""))
     return router
 }

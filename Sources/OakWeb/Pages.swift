@@ -51,7 +51,7 @@ struct PageFrame {
     private(set) var editsSources = false
     private(set) var editsNotes = false
     /// The sign-in page, coming back here after.
-    private(set) var signInHref = "/sign-in"
+    private(set) var signInHref = APIRoute.signInForm.path
 
     init(title: String, description: String, query: String? = nil, home: Bool = false) {
         self.title = title
@@ -62,7 +62,7 @@ struct PageFrame {
 
     /// The frame of a page answering `request`.
     mutating func show(to request: PageRequest) {
-        signInHref = "/sign-in?next=" + (request.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/")
+        signInHref = APIRoute.signInForm.path + "?next=" + (request.path.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "/")
         guard let viewer = request.viewer else { return }
         signedIn = true
         viewerName = viewer.name
@@ -99,19 +99,25 @@ struct RenderedField {
     }
 }
 
-/// Paths of the site's pages; names and keys percent-encoded as one path segment.
+/// Paths of the site's pages (as `APIRoute` describes them); names and keys percent-encoded as one path segment.
 public enum SitePath {
-    public static func species(_ name: String) -> String { "/species/\(segment(name))" }
-    public static func taxon(_ level: TaxonLevel, _ name: String) -> String { "/taxa/\(level.rawValue)/\(segment(name))" }
-    public static func source(_ id: Int) -> String { "/sources/\(id)" }
+    public static func species(_ name: String) -> String { page(.speciesPage, name) }
+    public static func taxon(_ level: TaxonLevel, _ name: String) -> String { page(.taxonPage, level.rawValue, name) }
+    public static func source(_ id: Int) -> String { page(.sourcePage, String(id)) }
+    /// The live updates of a species' page (`WebEventsController`).
+    public static func speciesEvents(_ name: String) -> String { page(.speciesEvents, name) }
 
     // The forms (`WebEditController`): `/edit/…` for a record, `/new/…` to add one.
-    public static func speciesForm(_ name: String) -> String { "/edit" + species(name) }
-    public static func descriptionForm(_ name: String, _ sourceId: Int) -> String { "/edit\(species(name))/sources/\(sourceId)" }
-    public static func notesForm(_ name: String) -> String { "/edit\(species(name))/notes" }
-    public static func newDescriptionForm(_ name: String) -> String { "/new\(species(name))/description" }
-    public static func sourceForm(_ id: Int) -> String { "/edit" + source(id) }
-    public static func taxonForm(_ level: TaxonLevel, _ name: String) -> String { "/edit" + taxon(level, name) }
+    public static func speciesForm(_ name: String) -> String { page(.speciesForm, name) }
+    public static func descriptionForm(_ name: String, _ sourceId: Int) -> String { page(.descriptionForm, name, String(sourceId)) }
+    public static func notesForm(_ name: String) -> String { page(.notesForm, name) }
+    public static func newDescriptionForm(_ name: String) -> String { page(.newDescriptionForm, name) }
+    public static func sourceForm(_ id: Int) -> String { page(.sourceForm, String(id)) }
+    public static func taxonForm(_ level: TaxonLevel, _ name: String) -> String { page(.taxonForm, level.rawValue, name) }
+
+    private static func page(_ route: APIRoute, _ values: String...) -> String {
+        route.path(filledWith: values, encodedBy: segment)
+    }
 
     private static let segmentCharacters = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "/;?#"))
 
@@ -252,7 +258,7 @@ struct SpeciesPage: FramedPage {
         editHref = SitePath.speciesForm(species.scientificName)
         notesHref = SitePath.notesForm(species.scientificName)
         newDescriptionHref = SitePath.newDescriptionForm(species.scientificName)
-        liveHref = "/events\(SitePath.species(species.scientificName))?since=\(since)"
+        liveHref = SitePath.speciesEvents(species.scientificName) + "?since=\(since)"
         var summary = "\(name)\(species.isHybrid ? ", a hybrid oak" : ", an oak")"
         if let section = species.section { summary += " of section \(section)" }
         summary += ", described by \(full.sources.count) source\(full.sources.count == 1 ? "" : "s")."

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import OakModels
 import OakServer
 import Testing
 
@@ -15,13 +16,24 @@ struct OpenAPIContractTests {
         return try response.object()
     }
 
-    @Test("the served document is OpenAPI 3.1 and names exactly the registered routes")
-    func documentMatchesRoutes() async throws {
+    @Test("the router registers exactly the routes of the catalogue (APIRoute.all), each once")
+    func routerMatchesCatalogue() async throws {
         let env = try await TestEnvironment()
-        let registered = Set(
-            buildRouter(configuration: env.configuration, store: env.store).routes
-                .filter { $0.method != .head && $0.method != .options }
-                .map { "\($0.method.rawValue) \($0.path.description)" })
+        let registered = buildRouter(configuration: env.configuration, store: env.store).routes
+            .filter { $0.method != .head && $0.method != .options }
+            .map { "\($0.method.rawValue) \($0.path.description)" }
+        let described = APIRoute.all.map(\.description)
+        #expect(Set(described).count == described.count, "APIRoute.all names a route twice")
+        #expect(Set(registered).count == registered.count, "a route is registered twice")
+        let undescribed = Set(registered).subtracting(described).sorted()
+        let unregistered = Set(described).subtracting(registered).sorted()
+        #expect(undescribed.isEmpty, "routes the router registers that are not in APIRoute.all: \(undescribed)")
+        #expect(unregistered.isEmpty, "routes of APIRoute.all the router does not register: \(unregistered)")
+    }
+
+    @Test("the served document is OpenAPI 3.1 and names exactly the routes of the catalogue, with their parameters")
+    func documentMatchesCatalogue() async throws {
+        let env = try await TestEnvironment()
         let document = try await Self.servedDocument(env)
         #expect((document["openapi"] as? String)?.hasPrefix("3.1") == true)
         let paths = try #require(document["paths"] as? [String: [String: Any]])
@@ -29,10 +41,31 @@ struct OpenAPIContractTests {
             paths.flatMap { path, operations in
                 operations.keys.filter(Self.methods.contains).map { "\($0.uppercased()) \(path)" }
             })
-        let undocumented = registered.subtracting(documented).sorted()
-        let phantom = documented.subtracting(registered).sorted()
-        #expect(undocumented.isEmpty, "routes missing from openapi.json: \(undocumented)")
-        #expect(phantom.isEmpty, "openapi.json names routes that do not exist: \(phantom)")
+        let described = Set(APIRoute.all.map(\.description))
+        let undocumented = described.subtracting(documented).sorted()
+        let undescribed = documented.subtracting(described).sorted()
+        #expect(undocumented.isEmpty, "routes of APIRoute.all missing from openapi.json: \(undocumented)")
+        #expect(undescribed.isEmpty, "openapi.json names routes APIRoute.all does not describe: \(undescribed)")
+
+        let components = (document["components"] as? [String: Any])?["parameters"] as? [String: [String: Any]] ?? [:]
+        /// A parameter as written, or the one its `$ref` names.
+        func resolved(_ parameter: [String: Any]) throws -> [String: Any] {
+            guard let reference = parameter["$ref"] as? String else { return parameter }
+            let name = try #require(reference.split(separator: "/").last.map(String.init))
+            return try #require(components[name], "\(reference) is not in components.parameters")
+        }
+        for route in APIRoute.all {
+            guard let operations = paths[route.path], let operation = operations[route.method.rawValue.lowercased()] as? [String: Any]
+            else { continue }
+            // Parameters of the path item apply to each of its operations.
+            let declared = try ((operations["parameters"] as? [[String: Any]] ?? []) + (operation["parameters"] as? [[String: Any]] ?? []))
+                .map(resolved)
+            func names(in place: String) -> [String] {
+                declared.filter { $0["in"] as? String == place }.compactMap { $0["name"] as? String }
+            }
+            #expect(names(in: "path").sorted() == route.pathParameters.sorted(), "\(route): path parameters")
+            #expect(names(in: "query").sorted() == route.query.sorted(), "\(route): query parameters")
+        }
     }
 
     @Test("every documented operation describes its responses, and writes declare their security")

@@ -269,4 +269,33 @@ struct ResponseCacheTests {
             #expect(try await client.send(.get, "/api/v1/export").body == first.body)
         }
     }
+
+    @Test("what a kept answer depends on and whether a path is kept at all follow the routes of the catalogue (APIRoute)")
+    func dependenciesFollowTheCatalogue() {
+        let dependencies: [(String, ResponseCache.Dependency)] = [
+            ("/api/v1/search", .listing), ("/api/v1/species", .listing), ("/api/v1/species/search", .listing),
+            ("/api/v1/species/alba", .species("alba")), ("/api/v1/species/%C3%97%20bebbiana", .species("bebbiana")),
+            ("/api/v1/species/alba/full", .speciesFull("alba")), ("/api/v1/species/alba/sources", .speciesFull("alba")),
+            ("/api/v1/species/alba/sources/3", .speciesFull("alba")),
+            // Not exactly a route's path (the router answers them, or not): any change drops them.
+            ("/api/v1/species/alba/", .anyChange), ("/api/v1/species/alba/bogus", .anyChange), ("/api/v1//species/alba", .anyChange),
+            ("/api/v1/taxa", .anyChange), ("/api/v1/export", .anyChange), ("/species/alba", .anyChange),
+        ]
+        for (path, dependency) in dependencies {
+            #expect(ResponseCacheMiddleware.dependency(of: path) == dependency, "\(path)")
+        }
+        let cacheable = APIRoute.all.filter { $0.method == .get && ResponseCacheMiddleware.isCacheable($0.path) }.map(\.path)
+        #expect(
+            Set(cacheable)
+                == Set(
+                    APIRoute.all.filter { $0.method == .get && $0.path.hasPrefix(APIRoute.apiRoot + "/") }.map(\.path)
+                        + APIRoute.pages.map(\.path)
+                ).subtracting([APIRoute.apiHealth.path, APIRoute.apiHealthReady.path, APIRoute.verifyKey.path]))
+        for path in ["/search", "/taxonomy", "/sources", "/sources/1", "/species/alba", "/taxa/section/Quercus", "/assets/oak.css"] {
+            #expect(WebController.isPage(path), "\(path)")
+        }
+        for path in ["/", "/docs", "/health", "/metrics", "/sign-in", "/edit/species/alba", "/new/species", "/events/species/alba", "/searching"] {
+            #expect(!WebController.isPage(path), "\(path)")
+        }
+    }
 }

@@ -53,11 +53,9 @@ struct CachedReads: Sendable {
 
     /// The catalog search's path, which is also its route (`CatalogController`) as `RequestContext.endpointPath`
     /// names it.
-    static let searchPath = "/api/v1/search"
-    /// What a species' path (`SpeciesController`) starts with, and its route as `RequestContext.endpointPath`
-    /// names it.
-    static let speciesPrefix = "/api/v1/species/"
-    static let speciesRoute = "/api/v1/species/{name}"
+    static let searchPath = APIRoute.search.path
+    /// A species' route (`SpeciesController`) as `RequestContext.endpointPath` names it: its path template.
+    static let speciesRoute = APIRoute.species.path
 
     /// The request whose head is `head` with its answer, when it is a GET with no body, no `Origin`, no session
     /// cookie and no `Connection: close` whose answer the cache holds and is known to be current, or that is made from
@@ -104,10 +102,8 @@ struct CachedReads: Sendable {
     /// answers it; nil for another path, a name the route refuses, or a species not held (the route reads it, or
     /// answers the 404).
     private func speciesRecord(path: String, at version: DataVersion) -> (HTTPFields, ByteBuffer, String)? {
-        guard path.hasPrefix(Self.speciesPrefix) else { return nil }
-        let segment = path.dropFirst(Self.speciesPrefix.count)
         // `/species/search` is a route of its own.
-        guard !segment.isEmpty, !segment.utf8.contains(UInt8(ascii: "/")), segment != "search" else { return nil }
+        guard let segment = APIRoute.species.parameterValues(in: path)?.first, !APIRoute.searchSpecies.matches(path) else { return nil }
         guard let name = try? OakRequestContext.decodedPathParameter(String(segment), name: "name"),
             let record = speciesRecords.heldRecord(named: name, at: version)
         else { return nil }

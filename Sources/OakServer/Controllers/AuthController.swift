@@ -7,7 +7,7 @@ struct AuthController {
     let authenticator: Authenticator
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get("verify", use: verify)
+        group.on(.verifyKey, use: verify)
     }
 
     @Sendable func verify(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<VerifiedKey> {

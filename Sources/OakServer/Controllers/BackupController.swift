@@ -10,7 +10,7 @@ struct BackupController {
     let settings: BackupSettings
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.post(use: backup)
+        group.on(.backup, use: backup)
     }
 
     @Sendable func backup(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<BackupInfo> {

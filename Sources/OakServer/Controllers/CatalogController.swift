@@ -8,9 +8,9 @@ struct CatalogController {
     let repository: any CatalogRepository
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get("search", use: search)
-        group.get("stats", use: stats)
-        group.get("export", use: export)
+        group.on(.search, use: search)
+        group.on(.stats, use: stats)
+        group.on(.export, use: export)
     }
 
     @Sendable func search(_ request: Request, context: OakRequestContext) async throws -> Response {

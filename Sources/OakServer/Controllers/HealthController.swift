@@ -8,29 +8,24 @@ struct HealthController {
     let repository: any CatalogRepository
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get("health", use: live)
-        group.get("health/ready", use: ready)
+        group.on(.health, use: live)
+        group.on(.healthReady, use: ready)
+        group.on(.apiHealth, use: live)
+        group.on(.apiHealthReady, use: ready)
     }
 
-    struct Status: Codable, Sendable {
-        var status: String
-        var version: VersionInfo?
-        var database: String?
-        var error: String?
+    @Sendable func live(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<HealthStatus> {
+        JSONResponse(body: HealthStatus(status: "ok", version: .current))
     }
 
-    @Sendable func live(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Status> {
-        JSONResponse(body: Status(status: "ok", version: .current))
-    }
-
-    @Sendable func ready(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Status> {
+    @Sendable func ready(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<HealthStatus> {
         do {
             try await repository.checkReady()
-            return JSONResponse(body: Status(status: "ready", database: "connected"))
+            return JSONResponse(body: HealthStatus(status: "ready", database: "connected"))
         } catch {
             context.logger.error("Readiness check failed", metadata: ["error": "\(error)"])
             return JSONResponse(
-                status: .serviceUnavailable, body: Status(status: "unavailable", database: "error", error: "database unreachable"))
+                status: .serviceUnavailable, body: HealthStatus(status: "unavailable", database: "error", error: "database unreachable"))
         }
     }
 }

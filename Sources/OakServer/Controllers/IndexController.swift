@@ -10,8 +10,8 @@ struct IndexController {
     let web: WebController?
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get("", use: index)
-        group.get("docs", use: docs)
+        group.on(.index, use: index)
+        group.on(.docs, use: docs)
     }
 
     struct ServiceIndex: Codable, Sendable {
@@ -31,7 +31,10 @@ struct IndexController {
         var response = try JSONResponse(
             body: ServiceIndex(
                 name: "Oak Compendium", version: .current,
-                links: ["api": "/api/v1", "openapi": "/api/v1/openapi.json", "docs": "/docs", "health": "/health"])
+                links: [
+                    "api": APIRoute.apiRoot, "openapi": APIRoute.openAPIDocument.path, "docs": APIRoute.docs.path,
+                    "health": APIRoute.health.path,
+                ])
         ).response(from: request, context: context)
         if web != nil { response.headers[.vary] = "Accept" }
         return response

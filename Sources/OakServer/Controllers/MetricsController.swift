@@ -1,12 +1,13 @@
 import Foundation
 import Hummingbird
+import OakModels
 
 /// `/metrics`: Prometheus exposition.
 struct MetricsController {
     let metrics: ServerMetrics
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get("metrics", use: render)
+        group.on(.metrics, use: render)
     }
 
     @Sendable func render(_ request: Request, context: OakRequestContext) async throws -> Response {

@@ -8,12 +8,12 @@ struct NotesController {
     let repository: any NoteRepository
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get(use: list)
-        group.post(use: create)
-        group.get(":id", use: get)
-        group.put(":id", use: update)
-        group.patch(":id", use: update)
-        group.delete(":id", use: delete)
+        group.on(.listNotes, use: list)
+        group.on(.createNote, use: create)
+        group.on(.note, use: get)
+        group.on(.updateNote, use: update)
+        group.on(.patchNote, use: update)
+        group.on(.deleteNote, use: delete)
     }
 
     @Sendable func list(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<[Note]> {
@@ -35,7 +35,7 @@ struct NotesController {
         let note = try await repository.createNote(try await request.decodeJSON(NoteInput.self))
         var response = try JSONResponse(status: .created, body: note).response(from: request, context: context)
         response.headers[.eTag] = note.etag
-        response.headers[.location] = "/api/v1/notes/\(note.id.wireString)"
+        response.headers[.location] = APIRoute.note.path(note.id.wireString)
         return response
     }
 

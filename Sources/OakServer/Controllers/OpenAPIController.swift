@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import OakModels
 
 /// `/api/v1/openapi.json`: the OpenAPI 3.1 contract of every route.
 struct OpenAPIController {
@@ -12,7 +13,7 @@ struct OpenAPIController {
     }()
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get("openapi.json", use: serve)
+        group.on(.openAPIDocument, use: serve)
     }
 
     @Sendable func serve(_ request: Request, context: OakRequestContext) async throws -> Response {

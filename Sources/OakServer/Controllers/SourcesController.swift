@@ -8,12 +8,12 @@ struct SourcesController {
     let repository: any SourceRepository
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get(use: list)
-        group.post(use: create)
-        group.get(":id", use: get)
-        group.put(":id", use: update)
-        group.patch(":id", use: update)
-        group.delete(":id", use: delete)
+        group.on(.listSources, use: list)
+        group.on(.createSource, use: create)
+        group.on(.source, use: get)
+        group.on(.updateSource, use: update)
+        group.on(.patchSource, use: update)
+        group.on(.deleteSource, use: delete)
     }
 
     @Sendable func list(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<[Source]> {

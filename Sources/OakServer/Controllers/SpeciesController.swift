@@ -10,14 +10,14 @@ struct SpeciesController {
     let records: SpeciesRecords
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get(use: list)
-        group.post(use: create)
-        group.get("search", use: search)
-        group.get(":name", use: get)
-        group.get(":name/full", use: full)
-        group.put(":name", use: update)
-        group.patch(":name", use: update)
-        group.delete(":name", use: delete)
+        group.on(.listSpecies, use: list)
+        group.on(.createSpecies, use: create)
+        group.on(.searchSpecies, use: search)
+        group.on(.species, use: get)
+        group.on(.speciesFull, use: full)
+        group.on(.updateSpecies, use: update)
+        group.on(.patchSpecies, use: update)
+        group.on(.deleteSpecies, use: delete)
     }
 
     @Sendable func list(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Page<Species>> {

@@ -8,12 +8,12 @@ struct SpeciesSourcesController {
     let repository: any SpeciesSourceRepository
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get(":name/sources", use: list)
-        group.post(":name/sources", use: create)
-        group.get(":name/sources/:sourceId", use: get)
-        group.put(":name/sources/:sourceId", use: update)
-        group.patch(":name/sources/:sourceId", use: update)
-        group.delete(":name/sources/:sourceId", use: delete)
+        group.on(.speciesSources, use: list)
+        group.on(.createSpeciesSource, use: create)
+        group.on(.speciesSource, use: get)
+        group.on(.updateSpeciesSource, use: update)
+        group.on(.patchSpeciesSource, use: update)
+        group.on(.deleteSpeciesSource, use: delete)
     }
 
     @Sendable func list(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<[SpeciesSource]> {

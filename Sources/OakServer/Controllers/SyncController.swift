@@ -14,9 +14,9 @@ struct SyncController {
     static let maxPullLimit = 5000
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get("pull", use: pull)
-        group.get("changes", use: pull)
-        group.post("push", use: push)
+        group.on(.pull, use: pull)
+        group.on(.changes, use: pull)
+        group.on(.push, use: push)
     }
 
     @Sendable func pull(_ request: Request, context: OakRequestContext) async throws -> Response {

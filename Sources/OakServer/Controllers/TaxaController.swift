@@ -8,13 +8,13 @@ struct TaxaController {
     let repository: any TaxonRepository
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get(use: list)
-        group.post(use: create)
-        group.get(":level", use: listLevel)
-        group.get(":level/:name", use: get)
-        group.put(":level/:name", use: update)
-        group.patch(":level/:name", use: update)
-        group.delete(":level/:name", use: delete)
+        group.on(.listTaxa, use: list)
+        group.on(.createTaxon, use: create)
+        group.on(.listTaxaAtLevel, use: listLevel)
+        group.on(.taxon, use: get)
+        group.on(.updateTaxon, use: update)
+        group.on(.patchTaxon, use: update)
+        group.on(.deleteTaxon, use: delete)
     }
 
     @Sendable func list(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Page<Taxon>> {

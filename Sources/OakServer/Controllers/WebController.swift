@@ -20,22 +20,32 @@ struct WebController {
     static let contentSecurityPolicy =
         "default-src 'none'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
-    /// The paths the pages answer under (for the response cache).
+    /// The paths the pages answer under (for the response cache): a page's path of one literal segment
+    /// (`/search`), and the folders of the others (`/species/`, `/assets/`), as `APIRoute.pages` describes them.
     static func isPage(_ path: String) -> Bool {
-        path == "/search" || path == "/taxonomy" || path == "/sources" || path.hasPrefix("/species/") || path.hasPrefix("/taxa/")
-            || path.hasPrefix("/sources/") || path.hasPrefix("/assets/")
+        pagePaths.contains(path) || pageFolders.contains { path.hasPrefix($0) }
     }
 
+    private static let pagePaths: [String] = APIRoute.pages.filter { $0.segments.count == 1 }.map(\.path)
+    private static let pageFolders: [String] = {
+        var folders: [String] = []
+        for route in APIRoute.pages where route.segments.count > 1 {
+            guard case .literal(let folder) = route.segments[0], !folders.contains("/\(folder)/") else { continue }
+            folders.append("/\(folder)/")
+        }
+        return folders
+    }()
+
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get("search", use: search)
-        group.get("species/:name", use: species)
-        group.get("taxonomy", use: taxonomy)
-        group.get("taxa/:level/:name", use: taxon)
-        group.get("sources", use: sources)
-        group.get("sources/:id", use: source)
-        group.get("assets/oak.css", use: stylesheet)
-        group.get("assets/oak.js", use: script)
-        group.get("assets/oak.svg", use: icon)
+        group.on(.searchPage, use: search)
+        group.on(.speciesPage, use: species)
+        group.on(.taxonomyPage, use: taxonomy)
+        group.on(.taxonPage, use: taxon)
+        group.on(.sourcesPage, use: sources)
+        group.on(.sourcePage, use: source)
+        group.on(.stylesheet, use: stylesheet)
+        group.on(.script, use: script)
+        group.on(.icon, use: icon)
     }
 
     /// Whether a request asks for a page rather than JSON: its `Accept` names `text/html` (browsers do; `curl`

@@ -40,9 +40,10 @@ struct WebEditController {
     static let outOfDateMessage =
         "This form was opened before you last signed in or out (or came from elsewhere), so it was not saved. Your text is kept below: check it and save again."
 
-    /// Paths whose POST takes a form (`application/x-www-form-urlencoded`) rather than JSON.
+    /// Paths whose POST takes a form (`application/x-www-form-urlencoded`) rather than JSON: signing in and out,
+    /// and the folders of the forms' routes (`APIRoute.speciesForm`, `.newSpeciesForm` and the rest).
     static func takesForms(_ path: String) -> Bool {
-        path == "/sign-in" || path == "/sign-out" || path.hasPrefix("/edit/") || path.hasPrefix("/new/")
+        path == APIRoute.signIn.path || path == APIRoute.signOut.path || path.hasPrefix("/edit/") || path.hasPrefix("/new/")
     }
 
     static func isForm(_ contentType: String) -> Bool {
@@ -50,19 +51,21 @@ struct WebEditController {
     }
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        func form(_ path: RouterPath, _ target: @escaping @Sendable (Request, OakRequestContext) async throws -> Target) {
-            group.get(path) { request, context in try await show(request, context, target) }
-            group.post(path) { request, context in try await submit(request, context, target) }
+        func form(
+            _ shown: APIRoute, _ submitted: APIRoute, _ target: @escaping @Sendable (Request, OakRequestContext) async throws -> Target
+        ) {
+            group.on(shown) { request, context in try await show(request, context, target) }
+            group.on(submitted) { request, context in try await submit(request, context, target) }
         }
-        form("edit/species/:name", speciesTarget)
-        form("new/species", newSpeciesTarget)
-        form("edit/species/:name/sources/:id", descriptionTarget)
-        form("new/species/:name/description", newDescriptionTarget)
-        form("edit/species/:name/notes", notesTarget)
-        form("edit/sources/:id", sourceTarget)
-        form("new/source", newSourceTarget)
-        form("edit/taxa/:level/:name", taxonTarget)
-        form("new/taxon", newTaxonTarget)
+        form(.speciesForm, .submitSpeciesForm, speciesTarget)
+        form(.newSpeciesForm, .submitNewSpeciesForm, newSpeciesTarget)
+        form(.descriptionForm, .submitDescriptionForm, descriptionTarget)
+        form(.newDescriptionForm, .submitNewDescriptionForm, newDescriptionTarget)
+        form(.notesForm, .submitNotesForm, notesTarget)
+        form(.sourceForm, .submitSourceForm, sourceTarget)
+        form(.newSourceForm, .submitNewSourceForm, newSourceTarget)
+        form(.taxonForm, .submitTaxonForm, taxonTarget)
+        form(.newTaxonForm, .submitNewTaxonForm, newTaxonTarget)
     }
 
     // MARK: What each form edits
@@ -152,7 +155,7 @@ struct WebEditController {
     }
 
     @Sendable func newSourceTarget(_ request: Request, context: OakRequestContext) async throws -> Target {
-        Target(form: .source, ability: .sourcesWrite, heading: "Add a source", submitLabel: "Add", cancelHref: "/sources") {
+        Target(form: .source, ability: .sourcesWrite, heading: "Add a source", submitLabel: "Add", cancelHref: APIRoute.sourcesPage.path) {
             Opened(values: nil) { body in SitePath.source(try await store.createSource(try Self.decode(SourcePatch.self, body)).id) }
         }
     }

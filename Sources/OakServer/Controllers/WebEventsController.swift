@@ -24,7 +24,7 @@ struct WebEventsController {
     static let lifetime: Duration = .seconds(300)
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get("events/species/:name", use: speciesEvents)
+        group.on(.speciesEvents, use: speciesEvents)
     }
 
     @Sendable func speciesEvents(_ request: Request, context: OakRequestContext) async throws -> Response {

@@ -12,9 +12,9 @@ struct WebSessionController {
     let authenticator: Authenticator
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
-        group.get("sign-in", use: signInForm)
-        group.post("sign-in", use: signIn)
-        group.post("sign-out", use: signOut)
+        group.on(.signInForm, use: signInForm)
+        group.on(.signIn, use: signIn)
+        group.on(.signOut, use: signOut)
     }
 
     @Sendable func signInForm(_ request: Request, context: OakRequestContext) async throws -> Response {
@@ -23,7 +23,7 @@ struct WebSessionController {
     }
 
     @Sendable func signIn(_ request: Request, context: OakRequestContext) async throws -> Response {
-        let visit = PageRequest(path: "/sign-in", viewer: nil)
+        let visit = PageRequest(path: APIRoute.signIn.path, viewer: nil)
         guard WebEditController.isSameOrigin(request) else {
             return WebController.html(pages.problem(title: "Not allowed", message: WebEditController.crossSiteMessage, for: visit), status: .forbidden)
         }
@@ -49,7 +49,7 @@ struct WebSessionController {
 
     @Sendable func signOut(_ request: Request, context: OakRequestContext) async throws -> Response {
         guard WebEditController.isSameOrigin(request) else {
-            let visit = PageRequest(path: "/sign-out", viewer: nil)
+            let visit = PageRequest(path: APIRoute.signOut.path, viewer: nil)
             return WebController.html(pages.problem(title: "Not allowed", message: WebEditController.crossSiteMessage, for: visit), status: .forbidden)
         }
         // Ending the session asks for its form token, so another site cannot sign the owner out.

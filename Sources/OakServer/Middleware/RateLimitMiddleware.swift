@@ -38,9 +38,13 @@ struct RateLimitMiddleware: RouterMiddleware {
     /// Takes a token for a request from its client's bucket of its kind (`read`, `write` or `backup`); nil
     /// for the paths that are not limited (health checks, metrics, the pages' files).
     func take(_ method: HTTPRequest.Method, _ path: String, clientIP: String) -> (kind: String, decision: RateLimiter.Decision)? {
-        if path.hasPrefix("/health") || path.hasPrefix("/api/v1/health") || path == "/metrics" || path.hasPrefix("/assets/") { return nil }
+        if path.hasPrefix(APIRoute.health.path) || path.hasPrefix(APIRoute.apiHealth.path) || path == APIRoute.metrics.path
+            || path.hasPrefix("/assets/")
+        {
+            return nil
+        }
         let (kind, policy): (String, RateLimiter.Policy) =
-            if path == "/api/v1/backup" && method == .post {
+            if path == APIRoute.backup.path && method == .post {
                 ("backup", .perMinute(limits.backupsPerMinute))
             } else if [.get, .head, .options].contains(method) {
                 ("read", .perSecond(limits.readsPerSecond))

@@ -57,20 +57,22 @@ struct ResponseCacheMiddleware: RouterMiddleware {
         return try Self.answer(entry, to: request)
     }
 
-    /// What a cacheable path's answer depends on, by route: a species' record, its full record and source
-    /// rows, the species lists and searches, or (every other route) any change. On every miss, so it reads
-    /// the path in place.
+    /// What a cacheable path's answer depends on, by route (`APIRoute`): a species' record, its full record and
+    /// source rows, the species lists and searches, or (every other route, and a path that is not exactly a
+    /// route's) any change.
     static func dependency(of path: String) -> ResponseCache.Dependency {
-        guard path.hasPrefix("/api/v1/") else { return .anyChange }
-        let route = path.dropFirst("/api/v1/".count)
-        if route == "search" || route == "species" || route == "species/search" { return .listing }
-        guard route.hasPrefix("species/") else { return .anyChange }
-        let rest = route.dropFirst("species/".count)
-        let slash = rest.firstIndex(of: "/")
-        let encoded = String(rest[..<(slash ?? rest.endIndex)])
-        let name = DataChanges.bareName(encoded.percentDecoded)
-        return slash == nil ? .species(name) : .speciesFull(name)
+        if listingRoutes.contains(where: { $0.matches(path) }) { return .listing }
+        if let name = APIRoute.species.parameterValues(in: path)?.first { return .species(DataChanges.bareName(String(name).percentDecoded)) }
+        for route in speciesFullRoutes {
+            if let name = route.parameterValues(in: path)?.first { return .speciesFull(DataChanges.bareName(String(name).percentDecoded)) }
+        }
+        return .anyChange
     }
+
+    /// The routes whose answers list or search species (`Dependency.listing`).
+    static let listingRoutes: [APIRoute] = [.search, .listSpecies, .searchSpecies]
+    /// The routes whose answers hold a species' source rows (`Dependency.speciesFull`).
+    static let speciesFullRoutes: [APIRoute] = [.speciesFull, .speciesSources, .speciesSource]
 
     /// The key of a request's answer: its URI (path and query as sent) and whether the client takes gzip.
     static func key(_ uri: String, acceptEncoding: String?) -> String {
@@ -113,13 +115,18 @@ struct ResponseCacheMiddleware: RouterMiddleware {
     /// The export's body is the export cache's own buffer, so keeping it costs no memory; other large
     /// answers (sync pages, asked for once per device) are not worth the memory of a small server.
     static func keepsAnySize(_ path: String) -> Bool {
-        path == "/api/v1/export"
+        path == APIRoute.export.path
     }
 
-    /// Reads whose answer depends only on the URI and the data (not on who asks).
+    /// Reads whose answer depends only on the URI and the data (not on who asks): every path under the API but
+    /// those of the key check (who asks) and health (the moment), and the pages'.
     static func isCacheable(_ path: String) -> Bool {
-        (path.hasPrefix("/api/v1/") && !path.hasPrefix("/api/v1/auth/") && !path.hasPrefix("/api/v1/health")) || WebController.isPage(path)
+        (path.hasPrefix(apiPrefix) && !path.hasPrefix(authPrefix) && !path.hasPrefix(APIRoute.apiHealth.path)) || WebController.isPage(path)
     }
+
+    private static let apiPrefix = APIRoute.apiRoot + "/"
+    /// The folder of `APIRoute.verifyKey`.
+    private static let authPrefix = APIRoute.apiRoot + "/auth/"
 }
 
 /// The entries of the response cache, bounded in count and bytes; the least recently used go first.
