@@ -42,13 +42,13 @@ final class ChangeReads: Sendable {
         let task: Task<DataChanges, any Error>
     }
 
-    private let read: @Sendable (Int64?) async throws -> DataChanges
+    private let readChanges: @Sendable (Int64?) async throws -> DataChanges
     /// By the position read after.
     private let underWay = Mutex<[Int64?: Read]>([:])
 
-    /// Reads with `read`: the store's `changes(after:)`.
-    init(_ read: @escaping @Sendable (Int64?) async throws -> DataChanges) {
-        self.read = read
+    /// Reads with `readChanges`: the store's `changes(after:)`.
+    init(_ readChanges: @escaping @Sendable (Int64?) async throws -> DataChanges) {
+        self.readChanges = readChanges
     }
 
     /// What changed after `from`, read by a read begun once the data was at `version` or later; with the version
@@ -56,7 +56,7 @@ final class ChangeReads: Sendable {
     func changes(after from: Int64?, atLeast version: DataVersion) async throws -> (changes: DataChanges, version: DataVersion) {
         let current = underWay.withLock { reads in
             if let read = reads[from], read.version >= version { return read }
-            let read = Read(version: version, task: Task { [read] in try await read(from) })
+            let read = Read(version: version, task: Task { [readChanges] in try await readChanges(from) })
             reads[from] = read
             return read
         }
