@@ -108,31 +108,22 @@ struct NoSleep: Sleeper {
     func sleep(for duration: Duration) async throws {}
 }
 
-/// Devices' stores, each a file of its own, kept open from one run to the next and emptied in between: a phone's
-/// store opens once and lives for days, so a run should spend its time syncing, not on what a store pays once
-/// (opening its connections, reading the schema, compiling the statements it keeps), which was a fifth of a run's
-/// time when every run opened three (BENCHMARKS.md, "The sync simulator's cost"). An emptied store holds what a new
-/// one holds (the tables' rows go, rowids start again at 1), so a run sees the same whatever store it gets; a
-/// failure's replay (`--seed`) runs on new stores.
+/// Devices' stores, in memory, kept open from one run to the next and emptied in between: a phone's store opens
+/// once and lives for days, so a run should spend its time syncing, not on what a store pays once (migrating,
+/// reading the schema, compiling the statements it keeps), which was a fifth of a run's time when every run opened
+/// three (BENCHMARKS.md, "The sync simulator's cost"). In memory rather than on files: the simulator tests the sync
+/// rule, not the disk, and a store on one connection spends no time on a reader pool, the write-ahead log's file
+/// locks or a sync per commit (its reads are `unsafeRead`s, which keep their compiled statements). An emptied store
+/// holds what a new one holds (the tables' rows go, rowids start again at 1), so a run sees the same whatever store
+/// it gets; a failure's replay (`--seed`) runs on new stores.
 final class DeviceStores: @unchecked Sendable {
     private let lock = NSLock()
-    private let directory: URL
     private var idle: [LocalStore] = []
-    private var opened = 0
-
-    init(directory: URL) {
-        self.directory = directory
-    }
 
     /// An empty store: one a finished run gave back, or a new one.
     func take() throws -> LocalStore {
-        let (store, number) = lock.withLock { () -> (LocalStore?, Int) in
-            if let store = idle.popLast() { return (store, 0) }
-            opened += 1
-            return (nil, opened)
-        }
-        if let store { return store }
-        return try LocalStore(path: directory.appendingPathComponent("device-\(number).db").path)
+        if let store = lock.withLock({ idle.popLast() }) { return store }
+        return try LocalStore.inMemory()
     }
 
     /// Empties the stores of a finished run and keeps them for the next.

@@ -7,7 +7,7 @@ import OakSync
 import OakTestSupport
 
 /// One run of the sync simulator, in the spirit of FoundationDB's simulation tests and TigerBeetle's VOPR: three
-/// devices (the real `SyncEngine` over `LocalStore`s on their own files) and a real SQLite store, joined by a network
+/// devices (the real `SyncEngine` over in-memory `LocalStore`s) and a real SQLite store, joined by a network
 /// where nothing moves until the scheduler says so. One seed decides everything: each step's action, which
 /// device acts, what it writes, when it syncs, which waiting request goes next (reordering), whether a request
 /// or its response is lost, sent twice, or delivered late after the device gave up on it, each device's clock
@@ -60,7 +60,7 @@ struct SyncSimulation {
             _ = try await store.createSpecies(patch)
         }
         try store.close()
-        return Templates(directory: directory, server: server, devices: DeviceStores(directory: directory))
+        return Templates(directory: directory, server: server, devices: DeviceStores())
     }
 
     /// Runs the seed; nil when the rule held, else what went wrong, with the steps it took.
