@@ -118,13 +118,24 @@ struct OakClientTests {
 
     @Test("Backup writes a snapshot on the server for an admin key and is refused (403) for a notes key")
     func backup() async throws {
-        try await LiveServer.run { server in
+        try await LiveServer.run(backend: .sqlite) { server in
             let info = try await server.client().backup()
             #expect(info.filename.hasPrefix("oak-") && info.filename.hasSuffix(".db"))
             #expect(info.size > 0)
             let (_, secret) = try await server.store.createToken(name: "phone", abilities: [.notesWrite])
             let refused = await #expect(throws: OakClientError.self) { try await server.client(key: secret).backup() }
             #expect(refused?.status == 403)
+        }
+    }
+
+    @Test(
+        "Backup on a PostgreSQL server is refused (409) with the error envelope that names pg_dump",
+        .enabled(if: TestBackend.postgresURL != nil, "needs scripts/with-postgres"))
+    func backupOnPostgres() async throws {
+        try await LiveServer.run(backend: .postgres) { server in
+            let refused = await #expect(throws: OakClientError.self) { try await server.client().backup() }
+            #expect(refused?.status == 409)
+            #expect(refused?.serverError?.message.contains("pg_dump") == true)
         }
     }
 }
