@@ -13,8 +13,16 @@ final class SimulatedClock: @unchecked Sendable {
     private let lock = NSLock()
     private var current: Date
 
-    init(start: Date) {
-        current = start
+    /// When every run starts.
+    static let start = Date(timeIntervalSince1970: 1_780_000_000)
+
+    init() {
+        current = Self.start
+    }
+
+    /// Back to `start`, for the next run.
+    func reset() {
+        lock.withLock { current = Self.start }
     }
 
     var now: Date { lock.withLock { current } }
@@ -139,28 +147,117 @@ final class DeviceStores: @unchecked Sendable {
     }
 }
 
+/// What the servers' template file holds, table by table (`sqlite_sequence` included; the migrations' own table
+/// never changes), to put a used server back to it.
+struct ServerTemplate: Sendable {
+    struct Table: Equatable, Sendable {
+        let name: String
+        let columns: [String]
+        let rows: [[DatabaseValue]]
+
+        func insert(_ db: Database) throws {
+            let sql =
+                "INSERT INTO \(name.quotedDatabaseIdentifier) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))"
+                + " VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+            for row in rows { try db.execute(sql: sql, arguments: StatementArguments(row)) }
+        }
+    }
+
+    /// The tables the store's triggers write when other tables' rows come and go: filled last, once the rest are in.
+    static let triggerWritten: Set<String> = ["change_log", "sync_state", "sqlite_sequence"]
+
+    let path: String
+    let tables: [Table]
+
+    init(path: String) throws {
+        self.path = path
+        let database = try DatabaseQueue(path: path)
+        defer { try? database.close() }
+        tables = try database.read { db in
+            let names = try String.fetchAll(
+                db,
+                sql:
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND (name = 'sqlite_sequence' OR name NOT LIKE 'sqlite_%') AND name != 'grdb_migrations' ORDER BY name"
+            )
+            return try names.map { name in
+                let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(name.quotedDatabaseIdentifier) ORDER BY rowid")
+                return Table(name: name, columns: try db.columns(in: name).map(\.name), rows: rows.map { row in row.databaseValues.map { $0 } })
+            }
+        }
+    }
+
+    /// Puts the database back to what the template holds, in one transaction: every table emptied, the template's
+    /// rows written again, and then those the triggers wrote meanwhile replaced by the template's own.
+    func restore(_ db: Database) throws {
+        try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+        for table in tables { try db.execute(sql: "DELETE FROM \(table.name.quotedDatabaseIdentifier)") }
+        for table in tables where !Self.triggerWritten.contains(table.name) { try table.insert(db) }
+        for table in tables where Self.triggerWritten.contains(table.name) {
+            try db.execute(sql: "DELETE FROM \(table.name.quotedDatabaseIdentifier)")
+            try table.insert(db)
+        }
+    }
+}
+
+/// Servers kept open from one run to the next and put back to the template in between, as `DeviceStores` keeps
+/// devices: opening a server's store (its connections, each reading the schema and compiling every statement it
+/// uses) was the largest cost of a run left once the devices' stores were kept. A server put back holds exactly
+/// what a new copy of the template holds (a test compares every table); its restores mid-run are still the
+/// operator's (close, copy the backup over the file, open again). A failed run's server is dropped.
+final class SimulatedServers: @unchecked Sendable {
+    private let lock = NSLock()
+    private let template: ServerTemplate
+    private let directory: URL
+    private var idle: [SimulatedServer] = []
+    private var opened = 0
+
+    init(template: ServerTemplate, directory: URL) {
+        self.template = template
+        self.directory = directory
+    }
+
+    /// A server holding what the template holds, its clock at the start: one a finished run gave back, or a new one.
+    func take() throws -> SimulatedServer {
+        let (server, number) = lock.withLock { () -> (SimulatedServer?, Int) in
+            if let server = idle.popLast() { return (server, 0) }
+            opened += 1
+            return (nil, opened)
+        }
+        if let server { return server }
+        return try SimulatedServer(template: template.path, directory: directory.appendingPathComponent("server-\(number)"))
+    }
+
+    /// Puts a finished run's server back to the template and keeps it for the next.
+    func giveBack(_ server: SimulatedServer) async throws {
+        try await server.reset(to: template)
+        lock.withLock { idle.append(server) }
+    }
+}
+
 /// The server: a real SQLite store on a file of its own, spoken to as the sync routes speak to it. It can be
 /// backed up and restored from that backup, as an operator does (`cp backup oak.db`).
 final class SimulatedServer: @unchecked Sendable {
     private(set) var store: SQLiteStore
     let path: String
-    private let clock: SimulatedClock
+    let clock = SimulatedClock()
+    private let backups: String
     private var backup: String?
 
-    /// A server on a copy of `template`.
-    init(template: String, directory: URL, clock: SimulatedClock) throws {
+    /// A server on a copy of `template`, in `directory` (made here).
+    init(template: String, directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         path = directory.appendingPathComponent("server.db").path
+        backups = directory.appendingPathComponent("backups").path
         try FileManager.default.copyItem(atPath: template, toPath: path)
-        self.clock = clock
+        let clock = clock
         store = try SQLiteStore(path: path, seedStarterData: false, clock: { clock.now })
     }
 
     var hasBackup: Bool { backup != nil }
 
     func takeBackup() async throws {
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("backups").path
-        let info = try await store.backup(into: directory, keep: 1)
-        backup = URL(fileURLWithPath: directory).appendingPathComponent(info.filename).path
+        let info = try await store.backup(into: backups, keep: 1)
+        backup = URL(fileURLWithPath: backups).appendingPathComponent(info.filename).path
     }
 
     /// Stops the store, puts the backup in place of its file and starts again on it.
@@ -171,6 +268,15 @@ final class SimulatedServer: @unchecked Sendable {
         try FileManager.default.copyItem(atPath: backup, toPath: path)
         let clock = clock
         store = try SQLiteStore(path: path, seedStarterData: false, clock: { clock.now })
+    }
+
+    /// Back to what `template` holds, without a backup, its clock at the start (through the store's own writes, so
+    /// nothing it derived from the data before outlives them).
+    func reset(to template: ServerTemplate) async throws {
+        try await store.write { db in try template.restore(db) }
+        if let backup { try? FileManager.default.removeItem(atPath: backup) }
+        backup = nil
+        clock.reset()
     }
 
     func close() throws {

@@ -42,25 +42,27 @@ struct SyncSimulation {
         }
     }
 
-    /// The databases each run starts from: a server's file, copied for each run (migrated, with the standard sources
-    /// and the simulation's species), and devices' stores, migrated and empty, kept between runs.
+    /// The databases each run starts from, kept between runs: servers holding what the template file holds (migrated,
+    /// with the standard sources and the simulation's species), and devices' stores, migrated and empty.
     struct Templates: Sendable {
         let directory: URL
-        let server: String
+        let server: ServerTemplate
+        let servers: SimulatedServers
         let devices: DeviceStores
     }
 
     static func makeTemplates() async throws -> Templates {
         let directory = temporaryDirectory("oak-sim-template")
-        let server = directory.appendingPathComponent("server.db").path
-        let store = try SQLiteStore(path: server, seedStarterData: false)
+        let path = directory.appendingPathComponent("server.db").path
+        let store = try SQLiteStore(path: path, seedStarterData: false)
         for name in species {
             var patch = SpeciesPatch()
             patch.scientificName = .value(name)
             _ = try await store.createSpecies(patch)
         }
         try store.close()
-        return Templates(directory: directory, server: server, devices: DeviceStores())
+        let server = try ServerTemplate(path: path)
+        return Templates(directory: directory, server: server, servers: SimulatedServers(template: server, directory: directory), devices: DeviceStores())
     }
 
     /// Runs the seed; nil when the rule held, else what went wrong, with the steps it took.
@@ -74,11 +76,11 @@ struct SyncSimulation {
         var log = log
         var random = SeededRandom(seed: seed)
         let steps = steps ?? Int.random(in: 20...100, using: &random)
-        let directory = temporaryDirectory("oak-sim")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let clock = SimulatedClock(start: Date(timeIntervalSince1970: 1_780_000_000))
-        let server = try SimulatedServer(template: templates.server, directory: directory, clock: clock)
-        defer { try? server.close() }
+        let server = try templates.servers.take()
+        // Given back when the run passes; else dropped, with its stores as they are.
+        var serverGivenBack = false
+        defer { if !serverGivenBack { try? server.close() } }
+        let clock = server.clock
         let network = SimulatedNetwork()
         let devices = try (0..<Self.deviceCount).map { index in
             // Up to ten minutes either way, to the millisecond.
@@ -176,6 +178,8 @@ struct SyncSimulation {
         guard let failure = try await check(devices, server, oracle, log) else {
             // Every sync has ended: the stores go back for the next run (a failed run's are dropped, as they are).
             try await templates.devices.giveBack(devices.map(\.device.store))
+            try await templates.servers.giveBack(server)
+            serverGivenBack = true
             return nil
         }
         return failure

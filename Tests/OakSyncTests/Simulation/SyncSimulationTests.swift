@@ -1,4 +1,5 @@
 import Foundation
+import OakModels
 import Testing
 
 /// The sync simulator over many seeds (`SyncSimulation`). `OAK_SIM_SEEDS` sets how many: unless told, 300 in a
@@ -41,6 +42,28 @@ struct SyncSimulationTests {
         let failures = try await Self.run(seeds, templates: templates)
         for failure in failures.prefix(3) { Issue.record(Comment(rawValue: failure)) }
         #expect(failures.isEmpty, "\(failures.count) of \(seeds.count) seeds broke the rule")
+    }
+
+    @Test("a server given back after a run (notes written, a species added, a backup restored) holds what a new copy of the template holds, table by table")
+    func serverGivenBackHoldsTheTemplate() async throws {
+        let templates = try await SyncSimulation.makeTemplates()
+        defer { try? FileManager.default.removeItem(at: templates.directory) }
+        let server = try templates.servers.take()
+        _ = try await server.store.createNote(NoteInput(scientificName: "alba"))
+        try await server.takeBackup()
+        var patch = SpeciesPatch()
+        patch.scientificName = .value("robur")
+        _ = try await server.store.createSpecies(patch)
+        try server.restore()
+        _ = try await server.store.createNote(NoteInput(scientificName: "rubra"))
+        server.clock.advance(milliseconds: 5000)
+        #expect(try ServerTemplate(path: server.path).tables != templates.server.tables)
+
+        try await templates.servers.giveBack(server)
+        let again = try templates.servers.take()
+        #expect(again === server)
+        #expect(try ServerTemplate(path: again.path).tables == templates.server.tables)
+        #expect(again.clock.now == SimulatedClock.start && !again.hasBackup)
     }
 
     /// Runs the seeds `seedsPerCore` per core at a time (each seed's world is its own); the reports of those that
