@@ -155,11 +155,16 @@ struct ServerTemplate: Sendable {
         let columns: [String]
         let rows: [[DatabaseValue]]
 
+        func empty(_ db: Database) throws {
+            try db.cachedStatement(sql: "DELETE FROM \(name.quotedDatabaseIdentifier)").execute()
+        }
+
         func insert(_ db: Database) throws {
             let sql =
                 "INSERT INTO \(name.quotedDatabaseIdentifier) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))"
                 + " VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
-            for row in rows { try db.execute(sql: sql, arguments: StatementArguments(row)) }
+            let statement = try db.cachedStatement(sql: sql)
+            for row in rows { try statement.execute(arguments: StatementArguments(row)) }
         }
     }
 
@@ -186,14 +191,15 @@ struct ServerTemplate: Sendable {
         }
     }
 
-    /// Puts the database back to what the template holds, in one transaction: every table emptied, the template's
-    /// rows written again, and then those the triggers wrote meanwhile replaced by the template's own.
+    /// Puts the database back to what the template holds, in one transaction of statements the connection keeps:
+    /// every table emptied, the template's rows written again, and then those the triggers wrote meanwhile replaced
+    /// by the template's own.
     func restore(_ db: Database) throws {
         try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
-        for table in tables { try db.execute(sql: "DELETE FROM \(table.name.quotedDatabaseIdentifier)") }
+        for table in tables { try table.empty(db) }
         for table in tables where !Self.triggerWritten.contains(table.name) { try table.insert(db) }
         for table in tables where Self.triggerWritten.contains(table.name) {
-            try db.execute(sql: "DELETE FROM \(table.name.quotedDatabaseIdentifier)")
+            try table.empty(db)
             try table.insert(db)
         }
     }
