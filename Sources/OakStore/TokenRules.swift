@@ -4,6 +4,13 @@ import OakModels
 
 /// The rules of API tokens every backend applies: names, secrets and how they are stored (hashes only).
 package enum TokenRules {
+    /// A new token named `name` with `abilities`, made `now`, and its secret (shown once, stored as its hash);
+    /// its name and abilities checked (a 400 naming the field).
+    package static func newToken(name: String, abilities: [Ability], at now: Date) throws -> (token: APIToken, secret: String) {
+        try validate(name: name, abilities: abilities)
+        return (APIToken(name: name, abilities: abilities.sorted(), createdAt: now), newSecret())
+    }
+
     /// Checks a new token's name and abilities (a 400 naming the field).
     package static func validate(name: String, abilities: [Ability]) throws {
         var validator = Validator()
@@ -12,6 +19,11 @@ package enum TokenRules {
         if name.contains(where: { $0.isWhitespace }) { validator.fail("name", "must not contain spaces") }
         if abilities.isEmpty { validator.fail("abilities", "name at least one ability") }
         try validator.check()
+    }
+
+    /// Refuses a new token whose name another token has (`taken`): a name is revoked before it is given again.
+    package static func checkNameFree(_ name: String, taken: Bool) throws {
+        if taken { throw OakError(.conflict, "A token named '\(name)' already exists; revoke it first") }
     }
 
     /// A new secret: `oak_` and 32 random bytes in hex.

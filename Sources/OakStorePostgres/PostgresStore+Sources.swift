@@ -35,13 +35,10 @@ extension PostgresStore: SourceRepository {
     public func deleteSource(id: Int) async throws {
         try await write { session in
             _ = try await Self.fetchSource(session, id)
-            let users = try await session.texts(
-                "SELECT scientific_name FROM species_sources WHERE source_id = $1 ORDER BY scientific_name", [StoredValue(id)])
-            if !users.isEmpty {
-                throw OakError(
-                    .conflict, "Source \(id) is used by the data of \(users.count) species; delete that data first",
-                    details: ["blocking_species": .array(users.map(JSONValue.string))])
-            }
+            try StillReferenced.checkSourceDelete(
+                id: id,
+                species: try await session.texts(
+                    "SELECT scientific_name FROM species_sources WHERE source_id = $1 ORDER BY scientific_name", [StoredValue(id)]))
             try await session.execute("DELETE FROM sources WHERE id = $1", [StoredValue(id)])
         }
     }

@@ -45,12 +45,9 @@ extension PostgresStore: SpeciesRepository {
     }
 
     public func createSpecies(_ patch: SpeciesPatch) async throws -> Species {
-        let species = try Species(creating: patch)
+        let new = try Species(creating: patch)
         return try await write { session in
-            if try await Self.speciesExists(session, species.scientificName) {
-                throw OakError(
-                    .conflict, "Species '\(species.scientificName)' already exists", details: ["scientific_name": .string(species.scientificName)])
-            }
+            let species = try SpeciesWrite.create(new, alreadyExists: try await Self.speciesExists(session, new.scientificName))
             try await session.insert(into: "oak_entries", species.columnValues)
             return species
         }
@@ -70,14 +67,11 @@ extension PostgresStore: SpeciesRepository {
     public func deleteSpecies(named name: String) async throws {
         try await write { session in
             let species = try await Self.fetchSpecies(session, name)
-            let blocking = try await session.texts(
-                "SELECT scientific_name FROM oak_entries WHERE parent1 = $1 OR parent2 = $1 ORDER BY scientific_name", [.text(species.scientificName)])
-            if !blocking.isEmpty {
-                throw OakError(
-                    .conflict, "Species '\(species.scientificName)' is a parent of \(blocking.count) hybrid(s); change or delete them first",
-                    details: ["blocking_hybrids": .array(blocking.map(JSONValue.string))])
-            }
-            // Source rows first, as the SQLite store deletes them: their tombstones come before the species'.
+            try StillReferenced.checkSpeciesDelete(
+                species,
+                hybrids: try await session.texts(
+                    "SELECT scientific_name FROM oak_entries WHERE parent1 = $1 OR parent2 = $1 ORDER BY scientific_name", [.text(species.scientificName)]))
+            // Source rows first, so their tombstones come before the species' in the change log.
             try await session.execute("DELETE FROM species_sources WHERE scientific_name = $1", [.text(species.scientificName)])
             try await session.execute("DELETE FROM oak_entries WHERE scientific_name = $1", [.text(species.scientificName)])
         }

@@ -17,20 +17,24 @@ extension PostgresStore: SpeciesSourceRepository {
     }
 
     public func createSpeciesSource(of name: String, with patch: SpeciesSourcePatch) async throws -> SpeciesSource {
-        guard case .value(let sourceId) = patch.sourceId else { throw OakError.invalid("source_id", "is required") }
+        let sourceId = try SpeciesSourceWrite.sourceID(creating: patch)
         let now = self.now
         return try await write { session in
-            try await Self.insertSpeciesSource(
-                session, SpeciesSource(scientificName: name, sourceId: sourceId, createdAt: now, updatedAt: now), applying: patch)
+            let species = try await Self.fetchSpecies(session, name).scientificName
+            let existing = try await session.row(
+                "SELECT id, uuid FROM species_sources WHERE scientific_name = $1 AND source_id = $2", [.text(species), StoredValue(sourceId)])
+            var record = try SpeciesSourceWrite.create(
+                species: species, sourceId: sourceId, applying: patch, sourceExists: try await Self.sourceExists(session, sourceId),
+                existing: existing.map { SpeciesSourceWrite.Existing(rowID: $0.integer("id") ?? 0, uuid: $0.text("uuid")) }, at: now)
+            try await Self.insertChecked(session, &record)
+            return record
         }
     }
 
     public func updateSpeciesSource(of name: String, sourceId: Int, with patch: SpeciesSourcePatch) async throws -> SpeciesSource {
         let now = self.now
         return try await write { session in
-            var record = try await Self.fetchSpeciesSource(session, name, sourceId)
-            try record.apply(patch)
-            record.updatedAt = now
+            let record = try SpeciesSourceWrite.update(try await Self.fetchSpeciesSource(session, name, sourceId), applying: patch, at: now)
             try await Self.saveSpeciesSource(session, record)
             return record
         }
@@ -71,29 +75,6 @@ extension PostgresStore: SpeciesSourceRepository {
     static func stampTombstone(_ session: PostgresSession, _ id: UUID, at time: Date) async throws {
         try await session.execute(
             "UPDATE change_log SET deleted_at = $1 WHERE entity = 'notes' AND entity_key = $2", [StoredValue(time), .text(id.wireString)])
-    }
-
-    /// Inserts a new row after checking its species, source and uniqueness; source-3 rows default to preferred.
-    static func insertSpeciesSource(_ session: PostgresSession, _ new: SpeciesSource, applying patch: SpeciesSourcePatch) async throws
-        -> SpeciesSource
-    {
-        var record = new
-        record.scientificName = try await fetchSpecies(session, new.scientificName).scientificName
-        guard try await sourceExists(session, record.sourceId) else {
-            throw OakError.unknownReference("source_id", "no source with id \(record.sourceId) exists")
-        }
-        if let existing = try await session.row(
-            "SELECT id, uuid FROM species_sources WHERE scientific_name = $1 AND source_id = $2",
-            [.text(record.scientificName), StoredValue(record.sourceId)])
-        {
-            throw OakError(
-                .conflict, "Species '\(record.scientificName)' already has data from source \(record.sourceId)",
-                details: ["id": .string(existing.text("uuid") ?? ""), "row_id": .number(Double(existing.integer("id") ?? 0))])
-        }
-        record.isPreferred = record.sourceId == Source.personalObservationID
-        try record.apply(patch)
-        try await insertChecked(session, &record)
-        return record
     }
 
     /// Inserts a row whose species, source and uniqueness were checked; sets its row id.

@@ -31,9 +31,7 @@ extension PostgresStore: SyncRepository {
     }
 
     public func push(_ changes: [PushChange], cursor: String?) async throws -> ByteBuffer {
-        guard changes.count <= PushRequest.maxChanges else {
-            throw OakError(.payloadTooLarge, "A push may carry at most \(PushRequest.maxChanges) changes; send smaller batches")
-        }
+        try PushBatch.checkSize(of: changes)
         let now = self.now
         return try await write { session in
             var history: String?
@@ -264,12 +262,9 @@ extension PostgresStore: SyncRepository {
                 slots.filled(by: record)
             }
         } catch let error as OakError where error.code == .conflict {
-            // Another device created the note for this species and source first: its note is the server's.
             try await inserts.flush(session)
-            guard case .string(let otherID)? = error.details?["id"], let id = UUID(wireString: otherID),
-                let winner = try await fetchNote(session, id)
-            else { throw error }
-            return .answer(PushResult(id: change.id, status: .stale, version: winner.version, note: winner))
+            guard let id = PushPlan.winnerID(of: error), let winner = try await fetchNote(session, id) else { throw error }
+            return .answer(PushPlan.lost(change, to: winner))
         } catch let error as OakError {
             guard let result = PushPlan.rejection(of: change, error) else { throw error }
             return .answer(result)

@@ -4,13 +4,9 @@ import OakStore
 
 extension PostgresStore: TokenRepository {
     public func createToken(name: String, abilities: [Ability]) async throws -> (token: APIToken, secret: String) {
-        try TokenRules.validate(name: name, abilities: abilities)
-        let secret = TokenRules.newSecret()
-        let token = APIToken(name: name, abilities: abilities.sorted(), createdAt: now)
+        let (token, secret) = try TokenRules.newToken(name: name, abilities: abilities, at: now)
         try await write { session in
-            if try await session.row("SELECT 1 FROM api_tokens WHERE name = $1", [.text(name)]) != nil {
-                throw OakError(.conflict, "A token named '\(name)' already exists; revoke it first")
-            }
+            try TokenRules.checkNameFree(name, taken: try await session.row("SELECT 1 FROM api_tokens WHERE name = $1", [.text(name)]) != nil)
             try await session.insert(into: "api_tokens", TokenRules.columnValues(of: token, secret: secret))
         }
         return (token, secret)

@@ -50,14 +50,16 @@ struct PushNoteSlots {
         SELECT NULL, id FROM sources WHERE id IN (SELECT jsonb_array_elements_text($2::jsonb)::bigint)
         """
 
-    /// A new note's row, checked against the slots as `PostgresStore.newNoteRecord` checks it against the tables.
+    /// A new note's row (`NewNote`), checked against the slots as `PostgresStore.newNoteRecord` checks it against
+    /// the tables.
     func newNoteRecord(id: UUID, name: String, storedName: String?, sourceId: Int?, fields: NoteFields, at time: Date) throws
         -> SpeciesSource
     {
-        let source = sourceId ?? Source.personalObservationID
-        return try PostgresStore.newNoteRecord(
-            id: id, name: name, storedName: storedName, sourceId: source, sourceExists: sources.contains(source),
-            existing: storedName.flatMap { notes[Slot(species: $0, source: source)] }, fields: fields, at: time)
+        let record = try NewNote.record(id: id, name: name, storedName: storedName, sourceId: sourceId, fields: fields, at: time)
+        try NewNote.checkPlace(
+            of: record, sourceExists: sources.contains(record.sourceId),
+            existing: notes[Slot(species: record.scientificName, source: record.sourceId)])
+        return record
     }
 
     /// Records a note the batch inserted.

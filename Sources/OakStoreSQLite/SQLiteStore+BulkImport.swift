@@ -53,9 +53,9 @@ extension SQLiteStore {
                 var patch = record
                 patch.level = .value(level.rawValue)
                 do {
-                    let taxon = try Taxon(creating: patch)
-                    try Self.checkParent(db, of: taxon)
-                    if let existing = try? Self.fetchTaxon(db, level, taxon.name) {
+                    let creation = try TaxonWrite.create(patch)
+                    let taxon = try creation.checked(parent: try Self.findTaxon(db, creation.parentToFind))
+                    if let existing = try Self.findTaxon(db, taxon.key) {
                         var current = existing
                         current.speciesCount = nil
                         if current == taxon {

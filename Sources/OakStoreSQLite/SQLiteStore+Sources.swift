@@ -38,14 +38,10 @@ extension SQLiteStore: SourceRepository {
     public func deleteSource(id: Int) async throws {
         try await write { db in
             _ = try Self.fetchSource(db, id)
-            let users = try String.fetchAll(
-                db, cachedSQL: "SELECT scientific_name FROM species_sources WHERE source_id = ? ORDER BY scientific_name",
-                arguments: [id])
-            if !users.isEmpty {
-                throw OakError(
-                    .conflict, "Source \(id) is used by the data of \(users.count) species; delete that data first",
-                    details: ["blocking_species": .array(users.map(JSONValue.string))])
-            }
+            try StillReferenced.checkSourceDelete(
+                id: id,
+                species: try String.fetchAll(
+                    db, cachedSQL: "SELECT scientific_name FROM species_sources WHERE source_id = ? ORDER BY scientific_name", arguments: [id]))
             try db.execute(cachedSQL: "DELETE FROM sources WHERE id = ?", arguments: [id])
         }
     }

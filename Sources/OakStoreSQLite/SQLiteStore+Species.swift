@@ -59,13 +59,9 @@ extension SQLiteStore: SpeciesRepository {
     private static let sourceRowsOfSpecies = "\(AttributedSourceColumn.selection) WHERE ss.scientific_name = ? ORDER BY \(AttributedSourceColumn.order)"
 
     public func createSpecies(_ patch: SpeciesPatch) async throws -> Species {
-        let species = try Species(creating: patch)
+        let new = try Species(creating: patch)
         return try await write { db in
-            if try Self.speciesExists(db, species.scientificName) {
-                throw OakError(
-                    .conflict, "Species '\(species.scientificName)' already exists",
-                    details: ["scientific_name": .string(species.scientificName)])
-            }
+            let species = try SpeciesWrite.create(new, alreadyExists: try Self.speciesExists(db, new.scientificName))
             try db.insert(into: "oak_entries", species.columnValues)
             return species
         }
@@ -83,16 +79,11 @@ extension SQLiteStore: SpeciesRepository {
     public func deleteSpecies(named name: String) async throws {
         try await write { db in
             let species = try Self.fetchSpecies(db, name)
-            let blocking = try String.fetchAll(
-                db,
-                sql: "SELECT scientific_name FROM oak_entries WHERE parent1 = ? OR parent2 = ? ORDER BY scientific_name",
-                arguments: [species.scientificName, species.scientificName])
-            if !blocking.isEmpty {
-                throw OakError(
-                    .conflict,
-                    "Species '\(species.scientificName)' is a parent of \(blocking.count) hybrid(s); change or delete them first",
-                    details: ["blocking_hybrids": .array(blocking.map(JSONValue.string))])
-            }
+            try StillReferenced.checkSpeciesDelete(
+                species,
+                hybrids: try String.fetchAll(
+                    db, sql: "SELECT scientific_name FROM oak_entries WHERE parent1 = ? OR parent2 = ? ORDER BY scientific_name",
+                    arguments: [species.scientificName, species.scientificName]))
             // Explicit, so legacy files without the cascading foreign key lose nothing extra either.
             try db.execute(cachedSQL: "DELETE FROM species_sources WHERE scientific_name = ?", arguments: [species.scientificName])
             try db.execute(cachedSQL: "DELETE FROM oak_entries WHERE scientific_name = ?", arguments: [species.scientificName])
@@ -112,7 +103,6 @@ extension SQLiteStore: SpeciesRepository {
         return species
     }
 
-    /// The name a species is stored under (see `fetchSpecies`); the normalized name when there is none.
     /// Writes an existing species' row (found by its name, which never changes).
     static func saveSpecies(_ db: Database, _ species: Species) throws {
         var values = species.columnValues
@@ -120,6 +110,7 @@ extension SQLiteStore: SpeciesRepository {
         try db.update("oak_entries", values, where: "scientific_name = ?", [species.scientificName])
     }
 
+    /// The name a species is stored under (see `fetchSpecies`); the normalized name when there is none.
     static func storedName(_ db: Database, _ name: String) throws -> String {
         try existingName(db, name) ?? Species.normalizedName(name)
     }

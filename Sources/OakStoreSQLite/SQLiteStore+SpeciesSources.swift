@@ -19,11 +19,16 @@ extension SQLiteStore: SpeciesSourceRepository {
     }
 
     public func createSpeciesSource(of name: String, with patch: SpeciesSourcePatch) async throws -> SpeciesSource {
-        guard case .value(let sourceId) = patch.sourceId else { throw OakError.invalid("source_id", "is required") }
+        let sourceId = try SpeciesSourceWrite.sourceID(creating: patch)
         return try await write { db in
-            let now = self.now
-            return try Self.insertSpeciesSource(
-                db, SpeciesSource(scientificName: name, sourceId: sourceId, createdAt: now, updatedAt: now), applying: patch)
+            let species = try Self.fetchSpecies(db, name).scientificName
+            let existing = try Row.fetchOne(
+                db, cachedSQL: "SELECT id, uuid FROM species_sources WHERE scientific_name = ? AND source_id = ?", arguments: [species, sourceId])
+            var record = try SpeciesSourceWrite.create(
+                species: species, sourceId: sourceId, applying: patch, sourceExists: try Self.sourceExists(db, sourceId),
+                existing: existing.map { SpeciesSourceWrite.Existing(rowID: $0["id"], uuid: $0["uuid"]) }, at: self.now)
+            try Self.insertChecked(db, &record)
+            return record
         }
     }
 
@@ -31,9 +36,7 @@ extension SQLiteStore: SpeciesSourceRepository {
         -> SpeciesSource
     {
         try await write { db in
-            var record = try Self.fetchSpeciesSource(db, name, sourceId)
-            try record.apply(patch)
-            record.updatedAt = self.now
+            let record = try SpeciesSourceWrite.update(try Self.fetchSpeciesSource(db, name, sourceId), applying: patch, at: self.now)
             try Self.saveSpeciesSource(db, record)
             return record
         }
@@ -80,30 +83,6 @@ extension SQLiteStore: SpeciesSourceRepository {
         try db.execute(
             cachedSQL: "UPDATE change_log AS c SET deleted_at = ? WHERE c.entity = 'notes' AND c.entity_key = ? AND \(NoteLog.byNoteRow.keyedEntry)",
             arguments: [WireTime.formatPrecise(time), id.wireString])
-    }
-
-    /// Inserts a new row after checking its species, source and uniqueness; source-3 rows default to preferred.
-    static func insertSpeciesSource(_ db: Database, _ new: SpeciesSource, applying patch: SpeciesSourcePatch) throws
-        -> SpeciesSource
-    {
-        var record = new
-        record.scientificName = try fetchSpecies(db, new.scientificName).scientificName
-        if (try? fetchSource(db, record.sourceId)) == nil {
-            throw OakError.unknownReference("source_id", "no source with id \(record.sourceId) exists")
-        }
-        if let existing = try Row.fetchOne(
-            db, cachedSQL: "SELECT id, uuid FROM species_sources WHERE scientific_name = ? AND source_id = ?",
-            arguments: [record.scientificName, record.sourceId])
-        {
-            let uuid: String? = existing["uuid"]
-            throw OakError(
-                .conflict, "Species '\(record.scientificName)' already has data from source \(record.sourceId)",
-                details: ["id": .string(uuid ?? ""), "row_id": .number(Double(existing["id"] as Int64))])
-        }
-        record.isPreferred = record.sourceId == Source.personalObservationID
-        try record.apply(patch)
-        try insertChecked(db, &record)
-        return record
     }
 
     /// Inserts a row whose species, source and uniqueness were checked; sets its row id.

@@ -25,9 +25,7 @@ extension SQLiteStore: SyncRepository {
     }
 
     public func push(_ changes: [PushChange], cursor: String?) async throws -> ByteBuffer {
-        guard changes.count <= PushRequest.maxChanges else {
-            throw OakError(.payloadTooLarge, "A push may carry at most \(PushRequest.maxChanges) changes; send smaller batches")
-        }
+        try PushBatch.checkSize(of: changes)
         return try await write { db in
             let history = try cursor.map {
                 try PullWindow.sameHistory($0, database: try Self.databaseID(db), head: try Self.changeLogVersion(db), field: "cursor").database
@@ -263,17 +261,14 @@ extension SQLiteStore: SyncRepository {
             case .unchanged:
                 break
             case .insert(let name, let sourceId, let note):
-                var record = try SpeciesSource.newNote(
+                var record = try NewNote.record(
                     id: change.id, name: name, storedName: batch.existingSpeciesName(name), sourceId: sourceId, fields: note.fields, at: note.writtenAt)
                 record.stamp(note)
                 try insertNewNote(db, &record)
             }
         } catch let error as OakError where error.code == .conflict {
-            // Another device created the note for this species and source first: its note is the server's.
-            guard case .string(let otherID)? = error.details?["id"], let id = UUID(wireString: otherID),
-                let winner = try fetchNote(db, id)
-            else { throw error }
-            return .answer(PushResult(id: change.id, status: .stale, version: winner.version, note: winner))
+            guard let id = PushPlan.winnerID(of: error), let winner = try fetchNote(db, id) else { throw error }
+            return .answer(PushPlan.lost(change, to: winner))
         } catch let error as OakError {
             guard let result = PushPlan.rejection(of: change, error) else { throw error }
             return .answer(result)

@@ -23,12 +23,10 @@ extension SQLiteStore: TaxonRepository {
     }
 
     public func createTaxon(_ patch: TaxonPatch) async throws -> Taxon {
-        let taxon = try Taxon(creating: patch)
+        let creation = try TaxonWrite.create(patch)
         return try await write { db in
-            if (try? Self.fetchTaxon(db, taxon.level, taxon.name)) != nil {
-                throw OakError(.conflict, "Taxon \(taxon.level.rawValue) '\(taxon.name)' already exists")
-            }
-            try Self.checkParent(db, of: taxon)
+            let taxon = try creation.checked(
+                alreadyExists: try Self.findTaxon(db, creation.taxon.key) != nil, parent: try Self.findTaxon(db, creation.parentToFind))
             try db.insert(into: "taxa", taxon.columnValues)
             return try Self.fetchTaxon(db, taxon.level, taxon.name)
         }
@@ -36,9 +34,8 @@ extension SQLiteStore: TaxonRepository {
 
     public func updateTaxon(level: TaxonLevel, name: String, with patch: TaxonPatch) async throws -> Taxon {
         try await write { db in
-            var taxon = try Self.fetchTaxon(db, level, name)
-            try taxon.apply(patch)
-            if patch.parent.isPresent { try Self.checkParent(db, of: taxon) }
+            let update = try TaxonWrite.update(try Self.fetchTaxon(db, level, name), with: patch)
+            let taxon = try update.checked(parent: try Self.findTaxon(db, update.parentToFind))
             try Self.saveTaxon(db, taxon)
             return taxon
         }
@@ -47,31 +44,28 @@ extension SQLiteStore: TaxonRepository {
     public func deleteTaxon(level: TaxonLevel, name: String) async throws {
         try await write { db in
             let taxon = try Self.fetchTaxon(db, level, name)
-            let children = try String.fetchAll(
-                db, cachedSQL: "SELECT name FROM taxa WHERE parent = ? AND level = ? ORDER BY name",
-                arguments: [taxon.name, level.childLevel?.rawValue])
-            let species = try String.fetchAll(
-                db, cachedSQL: "SELECT scientific_name FROM oak_entries WHERE \(level.rawValue) = ? ORDER BY scientific_name",
-                arguments: [taxon.name])
-            if !children.isEmpty || !species.isEmpty {
-                throw OakError(
-                    .conflict,
-                    "Taxon \(level.rawValue) '\(taxon.name)' is still used by \(children.count) taxa and \(species.count) species",
-                    details: [
-                        "blocking_taxa": .array(children.map(JSONValue.string)),
-                        "blocking_species": .array(species.map(JSONValue.string)),
-                    ])
-            }
+            try StillReferenced.checkTaxonDelete(
+                taxon,
+                childTaxa: try String.fetchAll(
+                    db, cachedSQL: "SELECT name FROM taxa WHERE parent = ? AND level = ? ORDER BY name",
+                    arguments: [taxon.name, level.childLevel?.rawValue]),
+                species: try String.fetchAll(
+                    db, cachedSQL: "SELECT scientific_name FROM oak_entries WHERE \(level.rawValue) = ? ORDER BY scientific_name",
+                    arguments: [taxon.name]))
             try db.execute(cachedSQL: "DELETE FROM taxa WHERE name = ? AND level = ?", arguments: [taxon.name, level.rawValue])
         }
     }
 
+    /// The taxon stored at `key`; nil when there is none, or no key.
+    static func findTaxon(_ db: Database, _ key: TaxonKey?) throws -> Taxon? {
+        guard let key else { return nil }
+        return try db.fetchOne(
+            cachedSQL: "SELECT \(StoreSQL.taxonColumns) FROM taxa t WHERE level = ? AND name = ?", arguments: [key.level.rawValue, key.name],
+            Taxon.init(row:)) ?? nil
+    }
+
     static func fetchTaxon(_ db: Database, _ level: TaxonLevel, _ name: String) throws -> Taxon {
-        guard
-            let taxon = try db.fetchOne(
-                cachedSQL: "SELECT \(StoreSQL.taxonColumns) FROM taxa t WHERE level = ? AND name = ?", arguments: [level.rawValue, name], Taxon.init(row:))
-                ?? nil
-        else { throw OakError.notFound("Taxon \(level.rawValue)", name) }
+        guard let taxon = try findTaxon(db, TaxonKey(level, name)) else { throw OakError.notFound("Taxon \(level.rawValue)", name) }
         return taxon
     }
 
@@ -81,13 +75,5 @@ extension SQLiteStore: TaxonRepository {
         values["name"] = nil
         values["level"] = nil
         try db.update("taxa", values, where: "name = ? AND level = ?", [taxon.name, taxon.level.rawValue])
-    }
-
-    /// A named parent must exist one level up.
-    static func checkParent(_ db: Database, of taxon: Taxon) throws {
-        guard let parent = taxon.parent, let parentLevel = taxon.level.parentLevel else { return }
-        if (try? fetchTaxon(db, parentLevel, parent)) == nil {
-            throw OakError.unknownReference("parent", "no \(parentLevel.rawValue) named '\(parent)' exists")
-        }
     }
 }

@@ -6,13 +6,10 @@ import OakStore
 
 extension SQLiteStore: TokenRepository {
     public func createToken(name: String, abilities: [Ability]) async throws -> (token: APIToken, secret: String) {
-        try TokenRules.validate(name: name, abilities: abilities)
-        let secret = TokenRules.newSecret()
-        let token = APIToken(name: name, abilities: abilities.sorted(), createdAt: now)
+        let (token, secret) = try TokenRules.newToken(name: name, abilities: abilities, at: now)
         try await write { db in
-            if try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM api_tokens WHERE name = ?)", arguments: [name]) == true {
-                throw OakError(.conflict, "A token named '\(name)' already exists; revoke it first")
-            }
+            try TokenRules.checkNameFree(
+                name, taken: try Bool.fetchOne(db, cachedSQL: "SELECT EXISTS(SELECT 1 FROM api_tokens WHERE name = ?)", arguments: [name]) == true)
             try db.insert(into: "api_tokens", TokenRules.columnValues(of: token, secret: secret))
         }
         return (token, secret)

@@ -233,7 +233,7 @@ struct PullQueryTests {
         // `bark_twigs_buds` is the original schema's column, kept for its files (and copied) but never written.
         #expect(Set(SpeciesSource.columnNames) == Set(columns).subtracting(["id", "bark_twigs_buds"]))
         #expect(SpeciesSource.columnNames.count == Set(SpeciesSource.columnNames).count)
-        let record = try SpeciesSource.newNote(id: UUID(), species: "alba", sourceId: 3, fields: NoteFields(), at: Date())
+        let record = try NewNote.record(id: UUID(), species: "alba", sourceId: 3, fields: NoteFields(), at: Date())
         #expect(record.columnList.count == SpeciesSource.columnNames.count)
         #expect(record.columnValues.count == SpeciesSource.columnNames.count)
     }

@@ -191,4 +191,24 @@ struct PushPlanTests {
         #expect(PushPlan.rejection(of: change, .notFound("Species", "nope")) != nil)
         #expect(PushPlan.rejection(of: change, OakError(.conflict, "taken")) == nil)
     }
+
+    @Test("a new note that lost its species and source to another device's note is answered stale with that note")
+    func lostToAnotherNote() throws {
+        let winner = note(version: 9, leaf: "theirs")
+        let conflict = OakError(.conflict, "Species 'alba' already has a note from source 3", details: ["id": .string(id.wireString)])
+        #expect(PushPlan.winnerID(of: conflict) == id)
+        #expect(PushPlan.winnerID(of: OakError(.conflict, "Taxon section 'Lobatae' already exists")) == nil)
+        #expect(PushPlan.winnerID(of: OakError.invalid("sourceId", "no source with id 9 exists")) == nil)
+        let result = PushPlan.lost(change(at: now), to: winner)
+        #expect(result == PushResult(id: id, status: .stale, version: 9, note: winner))
+    }
+
+    @Test("a push of more changes than one may carry is a 413; a full one passes")
+    func batchSize() throws {
+        let full = Array(repeating: change(at: now), count: PushRequest.maxChanges)
+        try PushBatch.checkSize(of: full)
+        let error = oakError { try PushBatch.checkSize(of: full + [change(at: now)]) }
+        #expect(error?.code == .payloadTooLarge)
+        #expect(error?.message == "A push may carry at most \(PushRequest.maxChanges) changes; send smaller batches")
+    }
 }

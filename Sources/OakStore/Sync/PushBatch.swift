@@ -31,6 +31,13 @@ package struct PushBatch: Sendable {
     /// The receipts recorded by this batch, as `[digest, result]` pairs.
     package private(set) var newReceipts: [[String]] = []
 
+    /// Refuses a push of more changes than one may carry (`PushRequest.maxChanges`): 413, before anything is read.
+    package static func checkSize(of changes: [PushChange]) throws {
+        guard changes.count <= PushRequest.maxChanges else {
+            throw OakError(.payloadTooLarge, "A push may carry at most \(PushRequest.maxChanges) changes; send smaller batches")
+        }
+    }
+
     /// `history`: the database the push's cursor names (`PushReceipts.digest`).
     package init(_ changes: [PushChange], history: String?) {
         self.changes = changes

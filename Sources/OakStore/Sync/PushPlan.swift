@@ -108,6 +108,18 @@ package enum PushPlan: Equatable, Sendable {
         }
     }
 
+    /// The note a pushed new note lost to, when `error` is the conflict of one note per species and source
+    /// (`NewNote.checkPlace`): another device created the note for this species and source first.
+    package static func winnerID(of error: OakError) -> UUID? {
+        guard error.code == .conflict, case .string(let id)? = error.details?["id"] else { return nil }
+        return UUID(wireString: id)
+    }
+
+    /// The answer to a change whose new note lost to `winner` (`winnerID`): stale, with the server's note.
+    package static func lost(_ change: PushChange, to winner: Note) -> PushResult {
+        PushResult(id: change.id, status: .stale, version: winner.version, note: winner)
+    }
+
     /// The result of a change whose plan failed with `error`, when that error refuses the change alone (bad
     /// fields, an unknown species or source): it changed nothing, and re-sending it is evaluated afresh.
     /// Nil for other errors, which fail the whole push.
