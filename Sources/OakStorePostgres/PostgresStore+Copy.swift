@@ -56,6 +56,6 @@ extension PostgresStore: CopyEndpoint {
         // (without them a sync page's change-log rows are read through the wrong indexes); and the dead versions the
         // copy left, above all of the change log's head row, which every logged row updated and which is read for
         // every answer a server could give from memory (see BENCHMARKS.md, "Server round 2", item 21).
-        try await read { session in try await session.execute("VACUUM (ANALYZE)") }
+        _ = try await read { session in try await session.execute("VACUUM (ANALYZE)") }
     }
 }
