@@ -189,6 +189,24 @@ extension StoreConformanceTests {
     }
 
     @Test(
+        "a new note wrong in two ways (a field too long, and an unknown source or a species that already has its note) gets the same answer on every backend: 400 naming the field, nothing written",
+        arguments: TestBackend.available)
+    func newNoteWrongTwiceAnsweredAlike(_ backend: TestBackend) async throws {
+        let (store, _) = try await temporaryStore(backend)
+        _ = try await store.createNote(NoteInput(scientificName: "alba"))
+        let tooLong = NoteFieldsPatch(replacingWith: NoteFields(leaf: String(repeating: "x", count: FieldLimits.longText + 1)))
+        for input in [
+            NoteInput(scientificName: "rubra", sourceId: 999_999, fields: tooLong),
+            NoteInput(scientificName: "alba", fields: tooLong),
+        ] {
+            let refused = await #expect(throws: OakError.self) { try await store.createNote(input) }
+            #expect(refused?.code == .validationError, "\(backend), \(input.scientificName ?? "")")
+            #expect(refused?.fieldErrors.map(\.field) == ["fields.leaf"], "\(backend), \(input.scientificName ?? "")")
+        }
+        #expect(try await store.notes(species: nil, sourceId: Source.personalObservationID).map(\.scientificName) == ["alba"])
+    }
+
+    @Test(
         "injected: a PostgreSQL store on a connection pool its caller runs",
         .enabled(if: TestBackend.postgresURL != nil, "needs a PostgreSQL server: run the tests through scripts/test (or scripts/with-postgres)"))
     func postgresOnCallersClient() async throws {
