@@ -23,8 +23,7 @@ public func buildApplication(
     }
     let router = buildRouter(configuration: configuration, store: store, shared: shared)
     let cachedReads = CachedReads(
-        cache: responseCache, store: store, speciesRecords: shared.speciesRecords, requestLog: shared.requestLog, rateLimit: shared.rateLimit,
-        logger: logger)
+        cache: responseCache, store: store, speciesRecords: shared.speciesRecords, finisher: shared.finisher, logger: logger)
     let requestTimeout = TimeAmount.seconds(configuration.requestTimeout.components.seconds)
     let connectionLogger = logger
     let http1 = HTTP1Channel.Configuration(
@@ -62,33 +61,33 @@ func buildRouter(
         shared: SharedServerState(configuration: configuration, store: store, rateLimiter: rateLimiter, responseCache: responseCache))
 }
 
-/// What the router and the cached-read path (`CachedReads`) share: one response cache, one set of species
-/// records and the reads of the change log that keep both current, one set of metrics and one rate limiter per
+/// What the router and the fast path (`CachedReads`) share: one response cache, one set of species records and the
+/// reads of the change log that keep both current, and one response finisher (with its metrics and rate limiter) per
 /// application.
 struct SharedServerState {
     let responseCache: ResponseCache
     let speciesRecords: SpeciesRecords
     let changeReads: ChangeReads
-    /// Records the requests and their metrics (`metrics`).
-    let requestLog: RequestLogMiddleware
-    /// Nil when rate limiting is off.
-    let rateLimit: RateLimitMiddleware?
+    /// What every answer gets on its way out, routed or not: common fields, log line, metrics, rate limit.
+    let finisher: ResponseFinisher
     /// The pages' templates and files, loaded once; nil with `--no-web`, or when they could not be loaded
     /// (`webPagesProblem` says why: the program's resources are incomplete).
     let webPages: WebPages?
     let webPagesProblem: String?
 
-    var metrics: ServerMetrics { requestLog.metrics }
+    var metrics: ServerMetrics { finisher.metrics }
 
     init(configuration: ServerConfiguration, store: any CompendiumStore, rateLimiter: RateLimiter?, responseCache: ResponseCache) {
         self.responseCache = responseCache
         changeReads = ChangeReads(store.changes(after:))
         speciesRecords = SpeciesRecords(store: store, changeReads: changeReads)
-        requestLog = RequestLogMiddleware(
-            metrics: ServerMetrics(pool: { store.poolStatus }, cachedBytes: { responseCache.bytesHeld }), trustProxy: configuration.trustProxy)
-        rateLimit = configuration.rateLimits.map { limits in
-            RateLimitMiddleware(limiter: rateLimiter ?? RateLimiter(maxClients: limits.maxClients), limits: limits)
-        }
+        finisher = ResponseFinisher(
+            requestLog: RequestLog(
+                metrics: ServerMetrics(pool: { store.poolStatus }, cachedBytes: { responseCache.bytesHeld }), trustProxy: configuration.trustProxy),
+            rateLimit: configuration.rateLimits.map { limits in
+                RateLimit(limiter: rateLimiter ?? RateLimiter(maxClients: limits.maxClients), limits: limits)
+            },
+            cors: CORSPolicy(allowedOrigins: configuration.corsOrigins))
         if configuration.web {
             do {
                 (webPages, webPagesProblem) = (try WebPages(), nil)
@@ -110,11 +109,7 @@ private func buildRouter(configuration: ServerConfiguration, store: any Compendi
             ($0.method.rawValue, $0.path.description)
         })
     let router = Router(context: OakRequestContext.self, options: [.autoGenerateHeadEndpoints])
-    router.add(middleware: shared.requestLog)
-    router.add(middleware: SecurityHeadersMiddleware())
-    router.add(middleware: CORSMiddleware(allowedOrigins: configuration.corsOrigins))
-    router.add(middleware: ErrorMiddleware(routes: routes))
-    if let rateLimit = shared.rateLimit { router.add(middleware: rateLimit) }
+    router.add(middleware: FinishingMiddleware(finisher: shared.finisher, errors: ErrorMiddleware(routes: routes)))
     router.add(middleware: ResponseCacheMiddleware(cache: shared.responseCache, store: store, changeReads: shared.changeReads))
     router.add(middleware: CompressionMiddleware())
     router.add(middleware: RequestLimitsMiddleware(maxBodySize: configuration.maxBodySize))

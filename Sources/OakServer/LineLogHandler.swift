@@ -13,7 +13,7 @@ public struct LineLogHandler: LogHandler {
     public var metadataProvider: Logger.MetadataProvider?
     /// The handler's metadata but `request_id`.
     private var otherMetadata: Logger.Metadata = [:]
-    /// `request_id`, which every request's logger sets (`RequestLogMiddleware`): kept out of the dictionary, so
+    /// `request_id`, which every request's logger sets (`ResponseFinisher.logger(_:for:)`): kept out of the dictionary, so
     /// that setting it copies and changes no dictionary (see BENCHMARKS.md, "Server round 2", item 20).
     private var requestID: Logger.MetadataValue?
     static let requestIDKey = "request_id"

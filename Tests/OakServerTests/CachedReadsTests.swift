@@ -83,8 +83,7 @@ struct CachedReadsTests {
     @Test("a read the response cache holds is answered before routing with the router's status, headers and body, and its 304")
     func sameAnswerAsTheRouter() async throws {
         let env = try await TestEnvironment(backend: .sqlite)
-        var configuration = env.configuration
-        configuration.rateLimits = RateLimits(readsPerSecond: 1000)
+        let configuration = env.configuration(readsPerSecond: 1000)
         try await env.test(.live, configuration: configuration) { client in
             let varying: Set<HTTPField.Name> = [.requestID, .date, .rateLimitRemaining, .rateLimitReset]
             let reads: [(String, HTTPFields)] = [
@@ -275,8 +274,7 @@ struct CachedReadsTests {
     @Test("a CORS read and a read the rate limit refuses are answered by the router: CORS headers, and a 429 with the envelope")
     func corsAndRefusalsGoToTheRouter() async throws {
         let env = try await TestEnvironment()
-        var configuration = env.configuration
-        configuration.rateLimits = RateLimits(readsPerSecond: 4)
+        let configuration = env.configuration(readsPerSecond: 4)
         try await env.test(.live, configuration: configuration, rateLimiter: RateLimiter(clock: { 0 })) { client in
             let origin: HTTPFields = [.origin: "https://oakcompendium.org"]
             // Three reads: the third is answered from the cache (before routing on SQLite, by the router on PostgreSQL).
@@ -291,5 +289,54 @@ struct CachedReadsTests {
             #expect(refused.headers[.retryAfter] != nil)
             #expect(try await answeredBeforeRouting(client) == before)
         }
+    }
+
+    @Test(
+        "a read answered before routing and the same read answered by the router take their tokens from one rate limit, and carry the same rate-limit fields"
+    )
+    func earlyAndRoutedReadsShareOneRateLimit() async throws {
+        let env = try await TestEnvironment(backend: .sqlite)
+        let configuration = env.configuration(readsPerSecond: 8)
+        try await env.test(.live, configuration: configuration, rateLimiter: RateLimiter(clock: { 0 })) { client in
+            var remaining: [String] = []
+            var early = 0
+            for _ in 0..<8 {
+                let before = try await answeredBeforeRouting(client)
+                let response = try await client.send(.get, "/api/v1/species/alba", key: nil)
+                #expect(response.status == .ok && response.headers[.rateLimitLimit] == "8")
+                remaining.append(response.headers[.rateLimitRemaining] ?? "none")
+                if try await answeredBeforeRouting(client) == before + 1 { early += 1 }
+            }
+            // The first is the router's (it reads the record and holds it); most of the others are answered before routing.
+            #expect(remaining == ["7", "6", "5", "4", "3", "2", "1", "0"])
+            #expect(early > 0 && early < 8)
+            let before = try await answeredBeforeRouting(client)
+            let refused = try await client.send(.get, "/api/v1/species/alba", key: nil)
+            #expect(refused.status == .tooManyRequests && refused.headers[.rateLimitRemaining] == "0")
+            #expect(try await answeredBeforeRouting(client) == before)
+        }
+    }
+
+    @Test("a read answered before routing logs the router's line for the same read: the same fields, path, status and its request id")
+    func earlyAndRoutedReadsLogOneLine() async throws {
+        let env = try await TestEnvironment(backend: .sqlite)
+        let capture = LogCapture()
+        var configuration = env.configuration
+        configuration.logLevel = .info
+        try await env.test(.live, configuration: configuration, logger: capture.logger) { client in
+            try await client.send(.get, "/api/v1/species/alba", key: nil)
+            _ = try await earlyAnswer(client, "/api/v1/species/alba", headers: [.requestID: "answered-early"])
+            _ = try await routedAnswer(client, "/api/v1/species/alba", headers: [.requestID: "answered-routed"])
+        }
+        // A line without its duration, which varies: `request client=… method=GET path=… request_id=… status=200`.
+        func line(_ requestID: String) throws -> String {
+            let line = try #require(capture.all.last { $0.hasPrefix("request ") && $0.contains("request_id=\(requestID)") })
+            return line.split(separator: " ").filter { !$0.hasPrefix("duration_ms=") }.joined(separator: " ")
+                .replacingOccurrences(of: requestID, with: "ID")
+        }
+        let early = try line("answered-early")
+        #expect(early == (try line("answered-routed")))
+        #expect(early.hasPrefix("request client=") && early.hasSuffix("method=GET path=/api/v1/species/alba request_id=ID status=200"), "\(early)")
+        #expect(capture.all.contains { $0.hasPrefix("request ") && $0.contains("request_id=answered-early") && $0.contains("duration_ms=") })
     }
 }

@@ -70,8 +70,7 @@ struct HTTPBehaviourTests {
     @Test("a 429 still carries CORS headers, so a browser can read it")
     func corsOn429() async throws {
         let env = try await TestEnvironment()
-        var configuration = env.configuration
-        configuration.rateLimits = RateLimits(readsPerSecond: 1)
+        let configuration = env.configuration(readsPerSecond: 1)
         try await env.test(configuration: configuration, rateLimiter: RateLimiter(clock: { 0 })) { client in
             try await client.send(.get, "/api/v1/stats", headers: [.origin: "https://oakcompendium.org"])
             let refused = try await client.send(.get, "/api/v1/stats", headers: [.origin: "https://oakcompendium.org"])

@@ -68,6 +68,26 @@ struct OpenAPIContractTests {
         }
     }
 
+    @Test(
+        "the query parameters each GET route's handler reads are the ones its description lists: asked with none, and with a text to search for, no handler looks up another name"
+    )
+    func handlersReadTheDescribedQueryNames() async throws {
+        // A look-up of a name the route's description does not list stops a debug build (`QueryValues`): with no
+        // parameters, each handler looks up every name it reads, but a search's, which first needs its text.
+        let env = try await TestEnvironment()
+        let samples = ["name": "alba", "level": "section"]
+        try await env.test { client in
+            // The live updates' answer is a stream that stays open; its `since` is read in WebLiveUpdatesTests.
+            for route in APIRoute.all where route.method == .get && !route.query.isEmpty && route != .speciesEvents {
+                let path = route.path(filledWith: route.pathParameters.map { samples[$0] ?? "1" })
+                for query in ["", route.query.contains("q") ? "?q=alba" : nil].compactMap(\.self) {
+                    let response = try await client.send(.get, path + query)
+                    #expect(response.status.code < 500, "\(route)\(query): \(response.status)")
+                }
+            }
+        }
+    }
+
     @Test("every documented operation describes its responses, and writes declare their security")
     func operationsAreDescribed() async throws {
         let env = try await TestEnvironment()

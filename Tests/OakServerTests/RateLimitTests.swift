@@ -106,8 +106,7 @@ struct RateLimitTests {
     @Test("limits are configurable, including off")
     func configurable() async throws {
         let env = try await TestEnvironment()
-        var configuration = env.configuration
-        configuration.rateLimits = RateLimits(readsPerSecond: 2)
+        let configuration = env.configuration(readsPerSecond: 2)
         try await env.test(configuration: configuration, rateLimiter: RateLimiter(clock: { 0 })) { (client: any TestClientProtocol) async throws in
             #expect(try await client.send(.get, "/api/v1/stats").status == .ok)
             #expect(try await client.send(.get, "/api/v1/stats").status == .ok)
@@ -150,10 +149,10 @@ struct RateLimitTests {
             #expect(statuses["2001:db8:aa:bc::1"] == .ok)
             #expect(statuses["::ffff:203.0.113.9"] == .ok)
         }
-        #expect(RateLimitMiddleware.bucket(of: "2001:DB8:AA:BB::7") == "2001:db8:aa:bb::/64")
-        #expect(RateLimitMiddleware.bucket(of: "::ffff:203.0.113.9") == "203.0.113.9")
-        #expect(RateLimitMiddleware.bucket(of: "203.0.113.9") == "203.0.113.9")
-        #expect(RateLimitMiddleware.bucket(of: "not-an-ip") == "not-an-ip")
+        #expect(RateLimit.bucket(of: "2001:DB8:AA:BB::7") == "2001:db8:aa:bb::/64")
+        #expect(RateLimit.bucket(of: "::ffff:203.0.113.9") == "203.0.113.9")
+        #expect(RateLimit.bucket(of: "203.0.113.9") == "203.0.113.9")
+        #expect(RateLimit.bucket(of: "not-an-ip") == "not-an-ip")
     }
 
     @Test("bucket memory is bounded: a flood of distinct IPs evicts idle clients")

@@ -65,6 +65,13 @@ struct TestEnvironment {
         .forTests(ownerKey: Self.ownerKey, directory: directory)
     }
 
+    /// `configuration` with reads limited to `readsPerSecond` per client (the other limits their defaults).
+    func configuration(readsPerSecond: Int) -> ServerConfiguration {
+        var configuration = configuration
+        configuration.rateLimits = RateLimits(readsPerSecond: readsPerSecond)
+        return configuration
+    }
+
     /// Runs `body` against the app, in process (`.router`) or through a real socket (`.live`).
     func test<Value: Sendable>(
         _ setup: TestingSetup = .router, configuration: ServerConfiguration? = nil, rateLimiter: RateLimiter? = nil,

@@ -14,7 +14,7 @@ struct CatalogController {
     }
 
     @Sendable func search(_ request: Request, context: OakRequestContext) async throws -> Response {
-        let (query, limit) = try Self.searchParameters(request.queryValues)
+        let (query, limit) = try Self.searchParameters(request.queryValues(of: .search))
         return .json(try await repository.searchDocument(query: query, limit: limit))
     }
 

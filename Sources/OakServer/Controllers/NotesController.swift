@@ -17,7 +17,7 @@ struct NotesController {
     }
 
     @Sendable func list(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<[Note]> {
-        let query = request.queryValues
+        let query = request.queryValues(of: .listNotes)
         // Both spellings are read (a malformed one is a 400 even beside a valid other); camelCase wins.
         let (camelCase, snakeCase) = (try query.int("sourceId"), try query.int("source_id"))
         let sourceId = camelCase ?? snakeCase ?? Source.personalObservationID

@@ -21,7 +21,7 @@ struct SpeciesController {
     }
 
     @Sendable func list(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Page<Species>> {
-        let query = request.queryValues
+        let query = request.queryValues(of: .listSpecies)
         let (limit, offset) = try query.pageBounds()
         let subgenus = try query.string("subgenus").map { text in
             guard let known = Species.subgenera.first(where: { $0.caseInsensitiveCompare(text) == .orderedSame }) else {
@@ -37,7 +37,7 @@ struct SpeciesController {
     }
 
     @Sendable func search(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<SpeciesSearchResult> {
-        let parameters = request.queryValues
+        let parameters = request.queryValues(of: .searchSpecies)
         guard let query = parameters.string("q"), !query.isBlank else { throw OakError.invalid("q", "is required") }
         let (limit, _) = try parameters.pageBounds()
         return JSONResponse(body: SpeciesSearchResult(data: try await repository.searchSpecies(query: query, limit: limit), query: query))

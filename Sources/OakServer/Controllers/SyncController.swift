@@ -20,7 +20,7 @@ struct SyncController {
     }
 
     @Sendable func pull(_ request: Request, context: OakRequestContext) async throws -> Response {
-        let query = request.queryValues
+        let query = request.queryValues(of: .pull)  // `changes`, the older name, reads the same
         let limit = try query.int("limit") ?? Self.defaultPullLimit
         guard limit >= 1 else { throw OakError.invalid("limit", "must be at least 1") }
         let entities = try SyncEntity.parseList(query.string("entities"))

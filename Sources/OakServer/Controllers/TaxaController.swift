@@ -18,12 +18,12 @@ struct TaxaController {
     }
 
     @Sendable func list(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Page<Taxon>> {
-        let query = request.queryValues
+        let query = request.queryValues(of: .listTaxa)
         return try await page(query, level: try query.string("level").map { try TaxonLevel.parse($0) })
     }
 
     @Sendable func listLevel(_ request: Request, context: OakRequestContext) async throws -> JSONResponse<Page<Taxon>> {
-        try await page(request.queryValues, level: try TaxonLevel.parse(try context.pathParameter("level")))
+        try await page(request.queryValues(of: .listTaxaAtLevel), level: try TaxonLevel.parse(try context.pathParameter("level")))
     }
 
     /// Without `limit`, every taxon (as the original API answered and the web app expects).

@@ -64,7 +64,7 @@ struct WebController {
     }
 
     @Sendable func search(_ request: Request, context: OakRequestContext) async throws -> Response {
-        let query = (request.queryValues.string("q") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let query = (request.queryValues(of: .searchPage).string("q") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         return try await page(request) { visit in
             let result =
                 query.isEmpty

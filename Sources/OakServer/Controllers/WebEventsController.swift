@@ -31,7 +31,7 @@ struct WebEventsController {
         let species = try await store.species(named: try context.pathParameter("name"))
         let name = DataChanges.bareName(species.scientificName)
         let resumed = try request.headers[HTTPField.Name("Last-Event-ID")!].map { try Self.position($0, field: "Last-Event-ID") }
-        let since = try resumed ?? request.queryValues.string("since").map { try Self.position($0, field: "since") }
+        let since = try resumed ?? request.queryValues(of: .speciesEvents).string("since").map { try Self.position($0, field: "since") }
         let start: Int64
         if let since { start = since } else { start = try await store.changes(after: nil).head }
         let body = ResponseBody { [store] writer in

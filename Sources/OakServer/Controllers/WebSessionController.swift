@@ -18,7 +18,7 @@ struct WebSessionController {
     }
 
     @Sendable func signInForm(_ request: Request, context: OakRequestContext) async throws -> Response {
-        let next = Self.localPath(request.queryValues.string("next"))
+        let next = Self.localPath(request.queryValues(of: .signInForm).string("next"))
         return WebController.html(pages.signIn(next: next, error: nil, for: try await viewers.pageRequest(request)))
     }
 

@@ -7,27 +7,24 @@ import OakModels
 
 /// Answers every error with the `{"error": {...}}` envelope: client mistakes with their status, an
 /// unknown path with 404, a known path with the wrong method with 405 (and `Allow`), anything
-/// unexpected with a logged 500.
-struct ErrorMiddleware: RouterMiddleware {
+/// unexpected with a logged 500. `FinishingMiddleware` asks it for the answer to any error the chain throws.
+struct ErrorMiddleware: Sendable {
     let routes: RouteIndex
 
-    func handle(_ request: Request, context: OakRequestContext, next: (Request, OakRequestContext) async throws -> Response)
-        async throws -> Response
-    {
-        do {
-            return try await next(request, context)
-        } catch let error as any HTTPResponseError where error.status == .notFound && context.endpointPath == "NotFound" {
-            let allowed = routes.methods(for: request.uri.path)
-            guard !allowed.isEmpty else {
-                return Self.response(for: OakError(.notFound, "No route for \(request.method) \(request.uri.path)"))
-            }
-            var response = Self.response(
-                for: OakError(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); use \(allowed.joined(separator: ", "))"))
-            response.headers[.allow] = allowed.joined(separator: ", ")
-            return response
-        } catch {
+    /// The envelope response for an error the chain threw answering `request`; a 404 of the router (no route
+    /// matched) is a 405 when the path has routes for other methods.
+    func response(to error: any Error, request: Request, context: OakRequestContext) -> Response {
+        guard let error = error as? any HTTPResponseError, error.status == .notFound, context.endpointPath == "NotFound" else {
             return Self.response(for: error, request: request, context: context)
         }
+        let allowed = routes.methods(for: request.uri.path)
+        guard !allowed.isEmpty else {
+            return Self.response(for: OakError(.notFound, "No route for \(request.method) \(request.uri.path)"))
+        }
+        var response = Self.response(
+            for: OakError(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path); use \(allowed.joined(separator: ", "))"))
+        response.headers[.allow] = allowed.joined(separator: ", ")
+        return response
     }
 
     /// The envelope response for any error.

@@ -236,8 +236,7 @@ struct CompatibilityTests {
     @Test("8 rate-limit headers: X-RateLimit-Reset is the Unix time at which the bucket is full again; a 429 has Retry-After in seconds")
     func rateLimitHeaders() async throws {
         let env = try await TestEnvironment()
-        var configuration = env.configuration
-        configuration.rateLimits = RateLimits(readsPerSecond: 2)
+        let configuration = env.configuration(readsPerSecond: 2)
         // The buckets' clock stands still, so the test does not depend on how fast it runs.
         let limiter = RateLimiter(clock: { 1000 })
         try await env.test(configuration: configuration, rateLimiter: limiter) { client in

@@ -3,10 +3,8 @@ import HTTPTypes
 import HummingbirdCore
 import Logging
 import NIOCore
-import NIOHTTPTypes
 import OakModels
 import OakStore
-import Synchronization
 
 /// Answers reads from memory on the connection's event loop, before Hummingbird hands the request to a task and
 /// the router, while the data is known to be current without reading the database
@@ -19,9 +17,9 @@ import Synchronization
 ///
 /// Through the router, such a read spends most of its time in the hop to a task and back, the router and the
 /// middleware, not in the answer (see BENCHMARKS.md, "Server round 2", items 22 and 25); this path skips them
-/// and gives the same answer: the headers and body the router's path gives or
-/// keeps (or 304), the rate limit's, security and request-id fields from the same functions the middleware
-/// uses, `Date` and `Server` as Hummingbird sets them, and the same log line and metrics.
+/// and gives the same answer: the headers and body the router's path gives or keeps (or 304), finished by the
+/// response finisher the middleware chain calls too (`ResponseFinisher`: the rate limit and its fields, the security
+/// and request-id fields, the log line and the metrics), and `Date` and `Server` as Hummingbird sets them.
 ///
 /// Anything else goes on to the router: other methods, a request with a body, an `Origin` (CORS) or
 /// `Connection: close`, a read neither the cache nor memory can answer or vouch for, a search with a parameter the
@@ -31,8 +29,8 @@ struct CachedReads: Sendable {
     let cache: ResponseCache
     let store: any MaintenanceRepository & CatalogRepository
     let speciesRecords: SpeciesRecords
-    let requestLog: RequestLogMiddleware
-    let rateLimit: RateLimitMiddleware?
+    /// What every answer gets on its way out, as on the routed path.
+    let finisher: ResponseFinisher
     /// The application's logger, for the request lines.
     let logger: Logger
 
@@ -92,7 +90,8 @@ struct CachedReads: Sendable {
     /// (its document, up to 1,000 species, is made and gzipped on a task, not on the loop that serves other
     /// connections), or a search the store cannot make from memory now.
     private func search(_ uri: String, path: String, at version: DataVersion) -> (HTTPFields, ByteBuffer, String)? {
-        guard path == Self.searchPath, let (query, limit) = try? CatalogController.searchParameters(QueryValues(URI(uri).queryParameters)),
+        guard path == Self.searchPath,
+            let (query, limit) = try? CatalogController.searchParameters(QueryValues(URI(uri).queryParameters, of: .search)),
             limit <= Pagination.defaultLimit, let body = store.searchDocumentInMemory(query: query, limit: limit, at: version)
         else { return nil }
         return (Response.json(body).headers, body, Self.searchPath)
@@ -114,21 +113,13 @@ struct CachedReads: Sendable {
     func answer(_ read: HeldRead, socketAddress: String?) -> Answer? {
         let (head, path, entry) = (read.head, read.path, read.entry)
         guard case (let status, var headers, let body)? = try? ResponseCacheMiddleware.answer(entry, to: head.headerFields) else { return nil }
-        let clientIP = requestLog.clientIP(head.headerFields, socketAddress: socketAddress)
-        if let rateLimit, let (_, decision) = rateLimit.take(.get, path, clientIP: clientIP) {
-            // A refused read takes no token: the router takes it again and answers the 429.
-            guard decision.allowed else { return nil }
-            RateLimitMiddleware.stamp(decision, on: &headers)
-        }
-        SecurityHeadersMiddleware.secure(&headers)
-        let requestID = RequestLogMiddleware.requestID(head.headerFields)
-        headers.append(HTTPField(name: .requestID, value: requestID))
+        var facts = finisher.facts(.get, path: path, headers: head.headerFields, socketAddress: socketAddress, since: read.start)
+        // A refused read takes no token: the router takes it again and answers the 429.
+        guard finisher.admit(&facts) == nil else { return nil }
+        finisher.finish(facts, status: status.code, headers: &headers, route: entry.route, logger: finisher.logger(logger, for: facts))
         headers[.date] = HTTPDate.shared.now
         headers[.server] = ServerConfiguration.serverName
-        var logger = logger
-        logger[metadataKey: LineLogHandler.requestIDKey] = .string(requestID)
-        requestLog.finish(.get, path: path, route: entry.route, status: status.code, since: read.start, clientIP: clientIP, logger: logger)
-        requestLog.metrics.recordAnsweredBeforeRouting()
+        finisher.metrics.recordAnsweredBeforeRouting()
         return Answer(head: HTTPResponse(status: status, headerFields: headers), body: body)
     }
 
@@ -137,106 +128,5 @@ struct CachedReads: Sendable {
         // By byte: a search by Character walks grapheme clusters.
         guard let query = uri.utf8.firstIndex(of: UInt8(ascii: "?")) else { return uri }
         return String(uri[..<query])
-    }
-}
-
-/// Puts `CachedReads` in a connection's pipeline, after Hummingbird's connection-state handler (which then sees
-/// every request and response, for keep-alive and the idle timeout) and before the hand-over to tasks.
-final class CachedReadHandler: HTTPPartHandler {
-    private let reads: CachedReads
-    /// Requests passed on whose response has not ended: while there is one, answers here would overtake it.
-    private var passedOn = 0
-    /// The request held to be answered here; its parts are not passed on unless it is.
-    private var held: CachedReads.HeldRead?
-
-    init(reads: CachedReads) {
-        self.reads = reads
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            if passedOn == 0, let read = reads.held(head) {
-                held = read
-                return
-            }
-            passedOn += 1
-        case .body:
-            // A body after all (it had no length): the router answers the request, from its head on.
-            if let held { passOn(held.head, context) }
-        case .end:
-            if let read = held {
-                held = nil
-                if let answer = reads.answer(read, socketAddress: context.channel.remoteAddress?.ipAddress) {
-                    context.write(wrapOutboundOut(.head(answer.head)), promise: nil)
-                    if let body = answer.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
-                    context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-                    return
-                }
-                passOn(read.head, context)
-            }
-        }
-        context.fireChannelRead(data)
-    }
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { passedOn -= 1 }
-        context.write(data, promise: promise)
-    }
-
-    /// Hands a held request's head to the router after all.
-    private func passOn(_ head: HTTPRequest, _ context: ChannelHandlerContext) {
-        held = nil
-        passedOn += 1
-        context.fireChannelRead(wrapInboundOut(.head(head)))
-    }
-}
-
-/// A handler of a connection's decoded HTTP parts: requests in and on, responses out.
-protocol HTTPPartHandler: ChannelDuplexHandler, RemovableChannelHandler
-where InboundIn == HTTPRequestPart, InboundOut == HTTPRequestPart, OutboundIn == HTTPResponsePart, OutboundOut == HTTPResponsePart {}
-
-/// Hummingbird's HTTP/1 connection with `CachedReadHandler` in its pipeline.
-struct CachedReadsHTTP1Channel: ServerChildChannel {
-    typealias Value = HTTP1Channel.Value
-    let base: HTTP1Channel
-    let reads: CachedReads
-
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            let pipeline = channel.pipeline.syncOperations
-            let state = try pipeline.handler(type: HTTPConnectionStateHandler.self)
-            try pipeline.addHandler(CachedReadHandler(reads: reads), position: .after(state))
-            return value
-        }
-    }
-
-    func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
-    }
-}
-
-/// The `Date` field's value (RFC 9110's IMF-fixdate, as Hummingbird writes it), made once a second.
-final class HTTPDate: Sendable {
-    static let shared = HTTPDate()
-    private let current = Mutex<(second: Int, text: String)>((-1, ""))
-    private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-
-    var now: String {
-        let second = Int(Date().timeIntervalSince1970)
-        return current.withLock { cached in
-            if cached.second != second { cached = (second, Self.format(second)) }
-            return cached.text
-        }
-    }
-
-    static func format(_ second: Int) -> String {
-        var time = time_t(second)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        func twoDigits(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(weekdays[Int(parts.tm_wday)]), \(twoDigits(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
-            + "\(twoDigits(parts.tm_hour)):\(twoDigits(parts.tm_min)):\(twoDigits(parts.tm_sec)) GMT"
     }
 }

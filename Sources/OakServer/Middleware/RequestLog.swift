@@ -5,35 +5,13 @@ import Logging
 import OakModels
 
 /// Gives every request an id (the client's `X-Request-ID` when sane), logs one structured line per
-/// request (method, path, status, duration, id; never credentials) and records metrics.
-struct RequestLogMiddleware: RouterMiddleware {
+/// request (method, path, status, duration, id; never credentials) and records metrics. The response finisher
+/// (`ResponseFinisher`) calls it for every answer, routed or made before routing.
+struct RequestLog: Sendable {
     let metrics: ServerMetrics
     /// Take the client IP from a proxy's header.
     let trustProxy: Bool
     private static let ids = RequestIDs()
-
-    func handle(_ request: Request, context: OakRequestContext, next: (Request, OakRequestContext) async throws -> Response)
-        async throws -> Response
-    {
-        let start = ContinuousClock.now
-        var context = context
-        context.requestID = Self.requestID(request.headers)
-        context.clientIP = clientIP(request.headers, socketAddress: context.socketAddress)
-        context.logger[metadataKey: LineLogHandler.requestIDKey] = .string(context.requestID)
-        context.logger[metadataKey: LineLogHandler.hummingbirdRequestIDKey] = nil  // Hummingbird's own id; ours replaces it
-        var response: Response
-        do {
-            response = try await next(request, context)
-        } catch {
-            response = ErrorMiddleware.response(for: error, request: request, context: context)
-        }
-        // Only this middleware sets the id: appended, with no search for one to replace.
-        response.headers.append(HTTPField(name: .requestID, value: context.requestID))
-        finish(
-            request.method, path: request.uri.path, route: context.endpointPath ?? "NotFound", status: response.status.code, since: start,
-            clientIP: context.clientIP, logger: context.logger)
-        return response
-    }
 
     /// A request's id: the client's `X-Request-ID` when sane, else a new one.
     static func requestID(_ headers: HTTPFields) -> String {

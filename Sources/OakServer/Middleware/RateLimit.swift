@@ -10,28 +10,20 @@ import Darwin
 #endif
 
 /// Rate limits per client IP: reads, writes and backups each have a bucket; health checks, metrics and the
-/// pages' own stylesheet, script and icon (three requests with every first page a browser loads) are exempt. Limited responses carry `X-RateLimit-*`; a refusal is a 429 with `Retry-After`.
-struct RateLimitMiddleware: RouterMiddleware {
+/// pages' own stylesheet, script and icon (three requests with every first page a browser loads) are exempt. Limited
+/// responses carry `X-RateLimit-*`; a refusal is a 429 with `Retry-After`. The response finisher (`ResponseFinisher`)
+/// asks it before a request is answered and stamps its decision on the answer.
+struct RateLimit: Sendable {
     let limiter: RateLimiter
     let limits: RateLimits
 
-    func handle(_ request: Request, context: OakRequestContext, next: (Request, OakRequestContext) async throws -> Response)
-        async throws -> Response
-    {
-        guard let (kind, decision) = take(request.method, request.uri.path, clientIP: context.clientIP) else {
-            return try await next(request, context)
-        }
-        var response: Response
-        if decision.allowed {
-            response = try await next(request, context)
-        } else {
-            response = ErrorMiddleware.response(
-                for: OakError(
-                    .rateLimited, "Too many \(kind) requests; retry in \(decision.retryAfterSeconds) s",
-                    details: ["retry_after": .number(Double(decision.retryAfterSeconds))]))
-            response.headers[.retryAfter] = String(decision.retryAfterSeconds)
-        }
-        Self.stamp(decision, on: &response.headers)
+    /// The answer to a refused request: the envelope's 429, with `Retry-After`.
+    static func refusal(kind: String, _ decision: RateLimiter.Decision) -> Response {
+        var response = ErrorMiddleware.response(
+            for: OakError(
+                .rateLimited, "Too many \(kind) requests; retry in \(decision.retryAfterSeconds) s",
+                details: ["retry_after": .number(Double(decision.retryAfterSeconds))]))
+        response.headers[.retryAfter] = String(decision.retryAfterSeconds)
         return response
     }
 
