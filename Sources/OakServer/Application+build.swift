@@ -109,7 +109,7 @@ private func buildRouter(configuration: ServerConfiguration, store: any Compendi
             ($0.method.rawValue, $0.path.description)
         })
     let router = Router(context: OakRequestContext.self, options: [.autoGenerateHeadEndpoints])
-    router.add(middleware: FinishingMiddleware(finisher: shared.finisher, errors: ErrorMiddleware(routes: routes)))
+    router.add(middleware: FinishingMiddleware(finisher: shared.finisher, errors: ErrorResponses(routes: routes)))
     router.add(middleware: ResponseCacheMiddleware(cache: shared.responseCache, store: store, changeReads: shared.changeReads))
     router.add(middleware: CompressionMiddleware())
     router.add(middleware: RequestLimitsMiddleware(maxBodySize: configuration.maxBodySize))

@@ -125,7 +125,7 @@ final class RequestDeadlineHandler: HTTPPartHandler {
             stopping
             ? (
                 OakError(.serviceUnavailable, "The server is stopping and the request did not arrive within \(seconds) seconds; send it again"),
-                "503 Service Unavailable", "Retry-After: \(ErrorMiddleware.retryAfterSeconds)\r\n"
+                "503 Service Unavailable", "Retry-After: \(ErrorResponses.retryAfterSeconds)\r\n"
             )
             : (OakError(.requestTimeout, "The whole request must arrive within \(seconds) seconds"), "408 Request Timeout", "")
         let body = (try? WireJSON.encoder.encode(ErrorEnvelope(error: error))) ?? Data()

@@ -5,10 +5,10 @@ import Logging
 /// The chain's outermost middleware: the response finisher (`ResponseFinisher`) around everything else, so a routed
 /// answer gets the same fields, log line, metrics and rate limit as one made before routing (`CachedReads`). It
 /// answers a CORS preflight and a request the rate limit refuses itself; any other goes on to the chain, and an error
-/// the chain throws is answered with the envelope (`ErrorMiddleware`).
+/// the chain throws is answered with the envelope (`ErrorResponses`).
 struct FinishingMiddleware: RouterMiddleware {
     let finisher: ResponseFinisher
-    let errors: ErrorMiddleware
+    let errors: ErrorResponses
 
     func handle(_ request: Request, context: OakRequestContext, next: (Request, OakRequestContext) async throws -> Response)
         async throws -> Response

@@ -19,7 +19,7 @@ struct RateLimit: Sendable {
 
     /// The answer to a refused request: the envelope's 429, with `Retry-After`.
     static func refusal(kind: String, _ decision: RateLimiter.Decision) -> Response {
-        var response = ErrorMiddleware.response(
+        var response = ErrorResponses.response(
             for: OakError(
                 .rateLimited, "Too many \(kind) requests; retry in \(decision.retryAfterSeconds) s",
                 details: ["retry_after": .number(Double(decision.retryAfterSeconds))]))

@@ -8,7 +8,7 @@ import OakModels
 /// Answers every error with the `{"error": {...}}` envelope: client mistakes with their status, an
 /// unknown path with 404, a known path with the wrong method with 405 (and `Allow`), anything
 /// unexpected with a logged 500. `FinishingMiddleware` asks it for the answer to any error the chain throws.
-struct ErrorMiddleware: Sendable {
+struct ErrorResponses: Sendable {
     let routes: RouteIndex
 
     /// The envelope response for an error the chain threw answering `request`; a 404 of the router (no route
