@@ -144,21 +144,24 @@ package struct PostgresSession: @unchecked Sendable {
 /// text as its UTF-8 bytes, integers big-endian.
 struct PostgresColumns: ColumnReader {
     let row: PostgresRandomAccessRow
+    /// The row's column that is column 0 here: a row of two records side by side (a join) is read as two.
+    let first: Int
 
-    init(_ row: PostgresRandomAccessRow) {
+    init(_ row: PostgresRandomAccessRow, from first: Int = 0) {
         self.row = row
+        self.first = first
     }
 
     func isNull(_ index: Int32) -> Bool {
-        row[Int(index)].bytes == nil
+        row[first + Int(index)].bytes == nil
     }
 
     func int(_ index: Int32) -> Int64 {
-        row[Int(index)].integer ?? 0
+        row[first + Int(index)].integer ?? 0
     }
 
     func withText<T>(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>?) throws -> T) rethrows -> T {
-        guard let bytes = row[Int(index)].bytes else { return try body(nil) }
+        guard let bytes = row[first + Int(index)].bytes else { return try body(nil) }
         return try bytes.withUnsafeReadableBytes { raw in
             try body(UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count))
         }

@@ -25,18 +25,29 @@ extension PostgresStore: SpeciesRepository {
     }
 
     public func encodedSpeciesFull(named name: String) async throws -> ByteBuffer {
-        try await snapshot { session in
-            let speciesColumns = PostgresColumns(try await Self.speciesRow(session, name, columns: SpeciesRecordColumn.list))
-            let rows = try await session.rows(
-                "\(AttributedSourceColumn.selection) WHERE ss.scientific_name = $1 ORDER BY \(AttributedSourceColumn.order)",
-                [.text(speciesColumns.string(SpeciesRecordColumn.scientificName.rawValue) ?? name)])
-            var json = JSONOutput(capacity: 4096)
-            try json.beginSpeciesFull(speciesColumns)
-            for (index, row) in rows.enumerated() { try json.speciesFullSourceRow(PostgresColumns(row), first: index == 0) }
-            try json.endSpeciesFull(speciesColumns)
-            return json.takeByteBuffer()
+        let rows = try await read { session in try await session.rows(Self.speciesFullQuery, Self.storedSpellings(of: name)) }
+        guard let first = rows.first else { throw OakError.notFound("Species", Species.normalizedName(name)) }
+        let speciesColumns = PostgresColumns(first)
+        var json = JSONOutput(capacity: 4096)
+        try json.beginSpeciesFull(speciesColumns)
+        for (index, row) in rows.enumerated() {
+            let sourceColumns = PostgresColumns(row, from: SpeciesRecordColumn.allCases.count)
+            if !sourceColumns.isNull(AttributedSourceColumn.id.rawValue) { try json.speciesFullSourceRow(sourceColumns, first: index == 0) }
         }
+        try json.endSpeciesFull(speciesColumns)
+        return json.takeByteBuffer()
     }
+
+    /// A species' full record in one statement (one snapshot, one round trip): a row for each of its source rows
+    /// in their order, the species' columns (`SpeciesRecordColumn`) and then the row's (`AttributedSourceColumn`);
+    /// one row with no source columns when it has none. With one species row, the lateral join yields the source
+    /// rows in the subquery's order.
+    static let speciesFullQuery = """
+        SELECT e.*, s.* FROM (\(byStoredSpelling(SpeciesRecordColumn.list))) e
+        LEFT JOIN LATERAL (
+            \(AttributedSourceColumn.selection) WHERE ss.scientific_name = e.scientific_name ORDER BY \(AttributedSourceColumn.order)
+        ) s ON true
+        """
 
     public func speciesFull(named name: String) async throws -> SpeciesFull {
         try await snapshot { session in

@@ -21,7 +21,7 @@ extension PostgresStore: SyncRepository {
                 """,
                 [.integer(start), StoredValue(limit + 1)])
             let hasMore = rows.count > limit
-            let page = rows.prefix(limit).map(PostgresColumns.init)
+            let page = rows.prefix(limit).map { PostgresColumns($0) }
             let last = page.last?.int(0)
             var json = JSONOutput(capacity: 64 * 1024 + page.count * 1024)
             json.beginPull()

@@ -186,6 +186,8 @@ extension StoreConformanceTests {
             let expected = try WireJSON.encoder.encode(try await store.speciesFull(named: item.scientificName))
             #expect(Data(try await store.encodedSpeciesFull(named: item.scientificName).readableBytesView) == expected, "\(item.scientificName)")
         }
+        let missing = await #expect(throws: OakError.self) { try await store.encodedSpeciesFull(named: "nosuchoak") }
+        #expect(missing?.code.rawValue == ErrorCode.notFound.rawValue)
     }
 
     @Test(
