@@ -16,8 +16,7 @@ struct StoreConformanceTests {
     private static let allEntities = SyncEntity.allCases
 
     /// Pulls from `cursor` until the log is drained; each change's (entity/key, version), in the order read.
-    private static func drain(_ store: any ServedStore, from cursor: String?, limit: Int = 25) async throws -> (changes: [(String, Int64)], cursor: String)
-    {
+    private static func drain(_ store: any ServedStore, from cursor: String?, limit: Int = 25) async throws -> (changes: [(String, Int64)], cursor: String) {
         var cursor = cursor
         var changes: [(String, Int64)] = []
         while true {
