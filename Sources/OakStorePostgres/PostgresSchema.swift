@@ -8,8 +8,8 @@ import OakModels
 ///
 /// The change log's order is commit order. Every logged change takes its sequence number from the one row
 /// of `change_log_head` (`oak_log_change`), whose row lock is held to the end of the transaction; and every
-/// write of this store takes that lock first (`PostgresStore.write`), so writers queue for it instead of
-/// deadlocking. A transaction therefore gets its numbers only after every transaction numbered before it
+/// write of this store takes that lock before any row it changes (`PostgresStore.HeadLock`), so writers queue
+/// for it instead of deadlocking. A transaction therefore gets its numbers only after every transaction numbered before it
 /// has committed, and a puller that has seen number n has seen every change numbered up to n. Writers
 /// outside this server (psql, other tools) are numbered by the same triggers, so the rule holds for them.
 enum PostgresSchema {

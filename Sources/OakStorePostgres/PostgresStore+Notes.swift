@@ -23,7 +23,7 @@ extension PostgresStore: NoteRepository {
     public func createNote(_ input: NoteInput) async throws -> Note {
         let (name, fields) = try NewNote.parts(of: input)
         let now = self.now
-        return try await write { session in
+        return try await write(headLock: .atFirstChange) { session in
             let id = input.id ?? UUID()
             try NewNote.checkID(id, taken: try await Self.fetchNote(session, id) != nil)
             var record = try await Self.newNoteRecord(session, id: id, name: name, sourceId: input.sourceId, fields: fields, at: now)
@@ -34,16 +34,17 @@ extension PostgresStore: NoteRepository {
 
     public func updateNote(id: UUID, with input: NoteInput, expectedVersion: Int64?) async throws -> Note {
         let now = self.now
-        return try await write { session in
-            let current = try await Self.requireNote(session, id)
+        return try await write(headLock: .inOneStatement) { session in
+            guard let read = try await session.row("\(Self.noteSelectWithRowVersion) WHERE ss.uuid = $1", [.text(id.wireString)]) else {
+                throw OakError.notFound("Note", id.wireString)
+            }
+            let current = Note(row: read)
             var storedName: String?
             if let name = input.scientificName { storedName = try await Self.storedName(session, name) }
             let update = try NoteUpdate.decide(
-                input, expectedVersion: expectedVersion, current: current, row: try await Self.noteRow(session, id), storedName: storedName,
-                now: now)
+                input, expectedVersion: expectedVersion, current: current, row: SpeciesSource(row: read), storedName: storedName, now: now)
             guard case .save(let record) = update else { return current }
-            try await Self.saveSpeciesSource(session, record)
-            return try await Self.requireNote(session, id)
+            return try await Self.saveNote(session, record, ifRowVersion: read.text("row_version") ?? "")
         }
     }
 
@@ -60,6 +61,31 @@ extension PostgresStore: NoteRepository {
 
     /// A note's select (`StoreSQL.noteSelect`): its upsert found by its id.
     static let noteSelect = StoreSQL.noteSelect(.byKey)
+
+    /// `noteSelect` with the row's version (`xmin`, which every update of the row changes), for a write that
+    /// must find the row as it was read (`saveNote(_:_:ifRowVersion:)`).
+    static let noteSelectWithRowVersion = "SELECT ss.xmin::text AS row_version, " + noteSelect.dropFirst("SELECT ".count)
+
+    /// Writes a note's row in one statement (`HeadLock.inOneStatement`) if it is still at `rowVersion`, and
+    /// returns the note as written; another write of the row since it was read makes the caller run again. The
+    /// statement locks the change log's head before it updates the row, and the note's version is the one the
+    /// log's trigger gives the update at the statement's end: the head it locked, plus one.
+    static func saveNote(_ session: PostgresSession, _ record: SpeciesSource, ifRowVersion rowVersion: String) async throws -> Note {
+        let values = writtenColumns(of: record)
+        let columns = values.keys.sorted()
+        let assignments = columns.enumerated().map { "\"\($1)\" = $\($0 + 3)" }.joined(separator: ", ")
+        let written = try await session.row(
+            """
+            WITH head AS (SELECT seq FROM change_log_head FOR UPDATE),
+            saved AS (
+                UPDATE species_sources SET \(assignments)
+                WHERE (SELECT seq FROM head) IS NOT NULL AND id = $1 AND xmin = $2::text::xid RETURNING *)
+            SELECT saved.*, e.subgenus, e.section, e.subsection, e.complex, (SELECT seq FROM head) + 1 AS version
+            FROM saved JOIN oak_entries e ON e.scientific_name = saved.scientific_name
+            """, [StoredValue(record.id), .text(rowVersion)] + columns.map { values[$0] ?? .null })
+        guard let written else { throw RowChanged() }
+        return Note(row: written)
+    }
 
     static func fetchNote(_ session: PostgresSession, _ id: UUID) async throws -> Note? {
         try await session.row("\(Self.noteSelect) WHERE ss.uuid = $1", [.text(id.wireString)]).map(Note.init(row:))

@@ -85,8 +85,13 @@ extension PostgresStore: SpeciesSourceRepository {
 
     /// Writes every column of an existing row; the row keeps its id, uuid and creation time.
     static func saveSpeciesSource(_ session: PostgresSession, _ record: SpeciesSource) async throws {
+        try await session.update("species_sources", writtenColumns(of: record), where: "id = $1", [StoredValue(record.id)])
+    }
+
+    /// The columns a save writes: all but the row's id, uuid, place (species and source) and creation time.
+    static func writtenColumns(of record: SpeciesSource) -> [String: StoredValue] {
         var values = record.columnValues
         for column in ["uuid", "scientific_name", "source_id", "created_at"] { values[column] = nil }
-        try await session.update("species_sources", values, where: "id = $1", [StoredValue(record.id)])
+        return values
     }
 }

@@ -133,21 +133,55 @@ public final class PostgresStore: Sendable {
 
     // MARK: Transactions
 
-    /// Runs a write transaction. It first takes the change log's head row lock, which orders every writer
-    /// (see `PostgresSchema`); constraint violations the checks missed become 409s. A transaction PostgreSQL
-    /// aborts for a serialization failure or a deadlock changed nothing, and is run again, up to
-    /// `PostgresFailure.retries` times, before it is answered 503.
-    func write<T: Sendable>(_ updates: @escaping @Sendable (PostgresSession) async throws -> T) async throws -> T {
-        var attempt = 0
+    /// How a write takes the change log's head row lock, which orders every writer (see `PostgresSchema`) and
+    /// which each logged change holds to its commit. Writers that lock rows lock the head before them, so that
+    /// they queue on the head instead of deadlocking on one another's rows.
+    enum HeadLock {
+        /// First, in a transaction: for writes of several rows or statements.
+        case first
+        /// At the first logged change (the log's trigger takes it), in a transaction: for a write that only
+        /// inserts, so its reads and checks run while other writers hold the head. The only row locks it takes
+        /// before the head are its foreign keys' share locks on the species and source it names; a writer that
+        /// deletes one of those at the same moment deadlocks with it, which PostgreSQL detects, and the retry
+        /// below runs the loser again.
+        case atFirstChange
+        /// In the one statement that writes, which commits on its own (no transaction): its reads and checks run
+        /// before it, and the statement takes the head before the row it changes, so the head is held only
+        /// while PostgreSQL runs it, never across a round trip. The statement must find the row as it was
+        /// read, or it throws `RowChanged` and the write is run again.
+        case inOneStatement
+    }
+
+    /// Thrown by a write of `HeadLock.inOneStatement` whose statement found its row changed since it was read.
+    struct RowChanged: Error {
+        /// How many times such a write is run again. Each time at least one of the writers of the row gets
+        /// through, so only a row written by more writers at once than this can be answered 503.
+        static let retries = 10
+    }
+
+    /// Runs a write, taking the head lock as `headLock` says; constraint violations the checks missed become
+    /// 409s. A write PostgreSQL aborts for a serialization failure or a deadlock changed nothing, and is run
+    /// again, up to `PostgresFailure.retries` times, before it is answered 503; so is one whose row changed
+    /// between its read and its statement, up to `RowChanged.retries` times.
+    func write<T: Sendable>(
+        headLock: HeadLock = .first, _ updates: @escaping @Sendable (PostgresSession) async throws -> T
+    ) async throws -> T {
+        var (aborted, rowChanged) = (0, 0)
         while true {
             do {
+                guard headLock != .inOneStatement else { return try await session(writing: true, transaction: nil, updates) }
                 return try await session(writing: true, transaction: "BEGIN") { session in
-                    try await session.execute("SELECT seq FROM change_log_head FOR UPDATE")
+                    if headLock == .first { try await session.execute("SELECT seq FROM change_log_head FOR UPDATE") }
                     return try await updates(session)
                 }
             } catch let error where PostgresFailure(answered: error) == .retryable {
-                attempt += 1
-                guard attempt <= PostgresFailure.retries else { throw error }
+                aborted += 1
+                guard aborted <= PostgresFailure.retries else { throw error }
+            } catch is RowChanged {
+                rowChanged += 1
+                guard rowChanged <= RowChanged.retries else {
+                    throw PostgresFailure.retryable.error("The row was written by too many others at once; try again shortly")
+                }
             }
         }
     }

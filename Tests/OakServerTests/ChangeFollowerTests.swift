@@ -101,4 +101,34 @@ struct ChangeFollowerTests {
         // Its own read, and one more when the early read was applied first (its changes run only up to 2).
         #expect((3...4).contains(log.state.withLock { $0.reads }), "the late request read again")
     }
+
+    @Test("an answer computed while changes were applied is kept when none of them alters it, as far back as the changes kept reach")
+    func answersComputedWhileChangesWereApplied() {
+        var follower = ChangeFollower()
+        var positions: [Int64?] = []
+        func apply(_ species: Set<String>, everything: Bool = false) {
+            let (from, head) = (follower.position, Int64(positions.count + 1))
+            let changes = DataChanges(head: head, listingVersion: 0, everything: everything, species: species)
+            #expect(follower.apply(changes, readAfter: from, for: DataVersion(writes: UInt64(head), changeLogHead: head)) { _, _ in })
+            positions.append(follower.position)
+        }
+        let altersRobur: (DataChanges, Bool) -> Bool = { changes, _ in changes.species.contains("robur") }
+        apply([])
+        let filled = follower.position
+        #expect(follower.isCurrent(filledAt: filled, unlessAlteredBy: altersRobur), "nothing applied since")
+        apply(["alba"])
+        apply(["alba"])
+        #expect(follower.isCurrent(filledAt: filled, unlessAlteredBy: altersRobur), "changes of alba cannot alter an answer about robur")
+        let beforeRobur = follower.position
+        apply(["robur"])
+        #expect(!follower.isCurrent(filledAt: beforeRobur, unlessAlteredBy: altersRobur))
+        #expect(!follower.isCurrent(filledAt: filled, unlessAlteredBy: altersRobur))
+        let afterRobur = follower.position
+        apply(["alba"], everything: true)
+        #expect(!follower.isCurrent(filledAt: afterRobur, unlessAlteredBy: altersRobur), "a change of everything alters every answer")
+        let longAgo = follower.position
+        for _ in 0..<40 { apply(["alba"]) }
+        #expect(!follower.isCurrent(filledAt: longAgo, unlessAlteredBy: altersRobur), "older than the changes kept")
+        #expect(follower.isCurrent(filledAt: positions[positions.count - 20], unlessAlteredBy: altersRobur))
+    }
 }

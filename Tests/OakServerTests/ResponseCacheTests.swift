@@ -124,6 +124,10 @@ struct ResponseCacheTests {
         // An answer computed before that refresh is not kept: it may predate the change.
         big.store(entry(10), for: "late", dependency: .anyChange, filledAt: 10)
         #expect(big.entry(for: "late") == nil)
+        // One the change cannot alter is kept: robur's record computed while alba's note changed, unlike alba's full record.
+        big.store(entry(10), for: "robur late", dependency: .species("robur"), filledAt: 10)
+        big.store(entry(10), for: "alba/full late", dependency: .speciesFull("alba"), filledAt: 10)
+        #expect(big.entry(for: "robur late") != nil && big.entry(for: "alba/full late") == nil)
         // The same version again reads nothing; a change log too far ahead drops everything.
         _ = try await big.catchUp(
             to: DataVersion(writes: 2, changeLogHead: 0),

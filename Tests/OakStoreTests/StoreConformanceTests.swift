@@ -207,6 +207,62 @@ extension StoreConformanceTests {
     }
 
     @Test(
+        "concurrent edits of one note: every edit without If-Match is applied, edits on one version give one success and 412s, and each answer's version is the note's version a pull reports",
+        arguments: TestBackend.available)
+    func concurrentEditsOfOneNote(_ backend: TestBackend) async throws {
+        let (store, _) = try await temporaryStore(backend, maxConnections: 8)
+        let note = try await store.createNote(NoteInput(scientificName: "alba"))
+        let writers = 6
+        let rounds = 8
+        let answered = try await withThrowingTaskGroup(of: [Note].self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    var notes: [Note] = []
+                    for round in 0..<rounds {
+                        let fields = NoteFieldsPatch(replacingWith: NoteFields(leaf: "writer \(writer), round \(round)"))
+                        notes.append(try await store.updateNote(id: note.id, with: NoteInput(fields: fields), expectedVersion: nil))
+                    }
+                    return notes
+                }
+            }
+            return try await group.reduce(into: [Note]()) { $0 += $1 }
+        }
+        #expect(answered.count == writers * rounds)
+        #expect(Set(answered.map(\.version)).count == writers * rounds, "\(backend): each edit its own version")
+        let last = try #require(answered.max { $0.version < $1.version })
+        let stored = try await store.note(id: note.id)
+        #expect(stored.version == last.version && stored.fields == last.fields, "\(backend): the note is the last edit's answer")
+        let pulled = try await Self.drain(store, from: nil).changes.last { $0.0 == "notes/\(note.id.wireString)" }
+        #expect(pulled?.1 == stored.version, "\(backend)")
+
+        // Edits all made on the version just read: one is applied, the others are refused 412 and change nothing.
+        let base = stored.version
+        let outcomes = await withTaskGroup(of: Result<Note, OakError>.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    let fields = NoteFieldsPatch(replacingWith: NoteFields(leaf: "on \(base) by \(writer)"))
+                    do {
+                        return .success(try await store.updateNote(id: note.id, with: NoteInput(fields: fields), expectedVersion: base))
+                    } catch let error as OakError {
+                        return .failure(error)
+                    } catch {
+                        return .failure(OakError(.internalError, "\(error)"))
+                    }
+                }
+            }
+            return await group.reduce(into: [Result<Note, OakError>]()) { $0.append($1) }
+        }
+        let applied = outcomes.compactMap { try? $0.get() }
+        #expect(applied.count == 1, "\(backend)")
+        #expect(
+            outcomes.compactMap { if case .failure(let error) = $0 { error.code.rawValue } else { nil } }
+                == Array(repeating: ErrorCode.preconditionFailed.rawValue, count: writers - 1),
+            "\(backend)")
+        let after = try await store.note(id: note.id)
+        #expect(after.version == applied.first?.version && after.fields == applied.first?.fields, "\(backend)")
+    }
+
+    @Test(
         "injected: a PostgreSQL store on a connection pool its caller runs",
         .enabled(if: TestBackend.postgresURL != nil, "needs a PostgreSQL server: run the tests through scripts/test (or scripts/with-postgres)"))
     func postgresOnCallersClient() async throws {

@@ -44,8 +44,10 @@ final class SpeciesRecords: FollowsChanges, @unchecked Sendable {
         let body = ByteBuffer(data: try WireJSON.encoder.encode(try await store.species(named: name)))
         let record = Record(body: body, etag: ResponseCacheMiddleware.etag(of: body))
         lock.withLock {
-            // A record read while the data moved on may be stale: keep only what was read at the current position.
-            if position == follower.position { records[key] = record }
+            // A record read while changes of its species were applied may be stale: it is not kept.
+            if follower.isCurrent(filledAt: position, unlessAlteredBy: { changed, _ in Self.isAltered(named: key, by: changed) }) {
+                records[key] = record
+            }
         }
         return Self.response(record)
     }
@@ -58,7 +60,12 @@ final class SpeciesRecords: FollowsChanges, @unchecked Sendable {
 
     func drop(_ changed: DataChanges, listingMoved: Bool) {
         if changed.everything { return records.removeAll() }
-        for key in records.keys where changed.species.contains(DataChanges.bareName(key)) { records[key] = nil }
+        for key in records.keys where Self.isAltered(named: key, by: changed) { records[key] = nil }
+    }
+
+    /// Whether `changed` alters the record asked for as `name`: a change of that species' own row.
+    static func isAltered(named name: String, by changed: DataChanges) -> Bool {
+        changed.species.contains(DataChanges.bareName(name))
     }
 
     static func response(_ record: Record) -> Response {

@@ -293,12 +293,12 @@ final class ResponseCache: FollowsChanges, @unchecked Sendable {
         store(kept, for: key, dependency: dependency, filledAt: position)
     }
 
-    /// Keeps an answer computed after `refresh` answered `position`; an answer computed while the entries
-    /// were brought further may be stale, so it is not kept. One kept with `dropsWhenIdle` goes once nobody
+    /// Keeps an answer computed after `refresh` answered `position`, unless the entries were brought further
+    /// meanwhile by changes that can alter it (it may be stale). One kept with `dropsWhenIdle` goes once nobody
     /// read it for a while (`dropIdleEntries`).
     func store(_ entry: Entry, for key: String, dependency: Dependency, filledAt position: Int64?, dropsWhenIdle: Bool = false) {
         lock.withLock {
-            guard position == follower.position else { return }
+            guard follower.isCurrent(filledAt: position, unlessAlteredBy: dependency.isAltered(by:listingMoved:)) else { return }
             if let position = positions[key] { remove(position) }
             let node = Node(
                 key: key, entry: entry, dependency: dependency, newer: Self.none, older: Self.none, lastRead: dropsWhenIdle ? .now : nil)

@@ -11,6 +11,12 @@ struct ChangeFollower {
     private(set) var position: Int64?
     private var checkedVersion: DataVersion?
     private var listingVersion: Int64?
+    /// The changes applied last, oldest first, each with the position it was read after: an answer computed
+    /// while they were applied is still current if none of them alters it (`isCurrent`).
+    private var recent: [(from: Int64?, changes: DataChanges, listingMoved: Bool)] = []
+    /// How many applied changes `recent` keeps. Under a steady stream of writes an answer read from PostgreSQL
+    /// takes long enough for a few to be applied meanwhile, nearly always of other species.
+    private static let recentLimit = 32
 
     /// Whether the answers need the changes since `position` to be current at `version`.
     func isDue(for version: DataVersion) -> Bool {
@@ -24,9 +30,28 @@ struct ChangeFollower {
         _ changed: DataChanges, readAfter from: Int64?, for version: DataVersion, drop: (DataChanges, _ listingMoved: Bool) -> Void
     ) -> Bool {
         guard from == position else { return false }
-        if position != nil { drop(changed, changed.listingVersion != listingVersion) }
+        if position != nil {
+            let listingMoved = changed.listingVersion != listingVersion
+            drop(changed, listingMoved)
+            recent.append((from, changed, listingMoved))
+            if recent.count > Self.recentLimit { recent.removeFirst() }
+        }
         (checkedVersion, position, listingVersion) = (version, changed.head, changed.listingVersion)
         return true
+    }
+
+    /// Whether an answer computed from the data once the answers were current at `filled` is current now: the
+    /// position has not moved since, or none of the changes applied since can alter it (`isAltered`, the
+    /// owner's rule for that answer; a change of everything alters every answer). An answer older than the
+    /// changes kept is not.
+    func isCurrent(filledAt filled: Int64?, unlessAlteredBy isAltered: (DataChanges, _ listingMoved: Bool) -> Bool) -> Bool {
+        var reached = position
+        for step in recent.reversed() {
+            if reached == filled { return true }
+            if step.changes.everything || isAltered(step.changes, step.listingMoved) { return false }
+            reached = step.from
+        }
+        return reached == filled
     }
 }
 
