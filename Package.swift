@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "oak-bench", targets: ["oak-bench"]),
         .library(name: "OakModels", targets: ["OakModels"]),
         .library(name: "OakStore", targets: ["OakStore"]),
+        .library(name: "OakStoreKit", targets: ["OakStoreKit"]),
         .library(name: "OakStoreSQLite", targets: ["OakStoreSQLite"]),
         .library(name: "OakStorePostgres", targets: ["OakStorePostgres"]),
         .library(name: "OakServer", targets: ["OakServer"]),
@@ -40,11 +41,20 @@ let package = Package(
         // The wire types everyone shares, and the starter dataset (96 species and their taxa) a new database and
         // a new device begin with.
         .target(name: "OakModels", resources: [.copy("Resources/starter-dataset.json")]),
-        // The store interface: repository protocols, the shared rules and read models every backend uses.
+        // The store interface, free of bytes and SQL: repository protocols over models, and the write rules and
+        // sync planning that work over models.
         .target(
             name: "OakStore",
+            dependencies: ["OakModels", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // What both backends share below the interface: the SQL they run, the mapping between columns and fields,
+        // the JSON written straight from rows (records, pull pages, the export, search), the search index, and the
+        // protocol of the answers the server sends as bytes (`EncodedRepository`, `ServedStore`).
+        .target(
+            name: "OakStoreKit",
             dependencies: [
                 "OakModels",
+                "OakStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
@@ -59,6 +69,7 @@ let package = Package(
             dependencies: [
                 "OakModels",
                 "OakStore",
+                "OakStoreKit",
                 "OakSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -72,6 +83,7 @@ let package = Package(
             dependencies: [
                 "OakModels",
                 "OakStore",
+                "OakStoreKit",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -97,6 +109,7 @@ let package = Package(
             dependencies: [
                 "OakModels",
                 "OakStore",
+                "OakStoreKit",
                 "OakWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -148,7 +161,7 @@ let package = Package(
             name: "oak",
             dependencies: [
                 "OakModels",
-                "OakStore", "OakStoreSQLite", "OakStorePostgres",
+                "OakStore", "OakStoreKit", "OakStoreSQLite", "OakStorePostgres",
                 "OakServer",
                 "OakSync",
                 "OakCLI",
@@ -163,12 +176,12 @@ let package = Package(
         // in-process commands (`oak-bench`, driven by scripts/bench).
         .target(
             name: "OakBench",
-            dependencies: ["OakModels", "OakStore", "OakStoreSQLite", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["OakModels", "OakStore", "OakStoreKit", "OakStoreSQLite", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .executableTarget(
             name: "oak-bench",
             dependencies: [
-                "OakBench", "OakModels", "OakStore", "OakStoreSQLite", "OakSync",
+                "OakBench", "OakModels", "OakStore", "OakStoreKit", "OakStoreSQLite", "OakSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
@@ -176,7 +189,7 @@ let package = Package(
         .target(
             name: "OakTestSupport",
             dependencies: [
-                "OakServer", "OakStore", "OakStoreSQLite", "OakStorePostgres", "OakClient", "OakSync", "OakModels",
+                "OakServer", "OakStore", "OakStoreKit", "OakStoreSQLite", "OakStorePostgres", "OakClient", "OakSync", "OakModels",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
@@ -197,7 +210,7 @@ let package = Package(
         .testTarget(
             name: "OakStoreTests",
             dependencies: [
-                "OakStore", "OakStoreSQLite", "OakStorePostgres", "OakModels", "OakTestSupport", "OakSQLite",
+                "OakStore", "OakStoreKit", "OakStoreSQLite", "OakStorePostgres", "OakModels", "OakTestSupport", "OakSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
@@ -205,7 +218,7 @@ let package = Package(
         .testTarget(
             name: "OakServerTests",
             dependencies: [
-                "OakServer", "OakStore", "OakStoreSQLite", "OakStorePostgres", "OakModels", "OakTestSupport",
+                "OakServer", "OakStore", "OakStoreKit", "OakStoreSQLite", "OakStorePostgres", "OakModels", "OakTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -216,12 +229,12 @@ let package = Package(
         ),
         .testTarget(
             name: "OakAppTests",
-            dependencies: ["OakApp", "OakSync", "OakClient", "OakServer", "OakStore", "OakStoreSQLite", "OakModels", "OakTestSupport"]
+            dependencies: ["OakApp", "OakSync", "OakClient", "OakServer", "OakStore", "OakStoreKit", "OakStoreSQLite", "OakModels", "OakTestSupport"]
         ),
         .testTarget(
             name: "OakSyncTests",
             dependencies: [
-                "OakSync", "OakClient", "OakServer", "OakStore", "OakStoreSQLite", "OakModels", "OakTestSupport",
+                "OakSync", "OakClient", "OakServer", "OakStore", "OakStoreKit", "OakStoreSQLite", "OakModels", "OakTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OakModels
 import OakStore
+import OakStoreKit
 import OakStoreSQLite
 
 /// The size of a synthetic database for benchmarks: totals to fill up to, not amounts to add.

@@ -5,14 +5,16 @@ import Logging
 import NIOCore
 import OakModels
 import OakStore
+import OakStoreKit
 import OakWeb
 
-/// Builds the HTTP application serving the v1 API from `store`.
+/// Builds the HTTP application serving the v1 API from `store`, with backups when the store can write them
+/// (`ServedStore.backups`).
 /// - Parameters:
 ///   - rateLimiter: the buckets to use (tests inject one with a fast clock); by default a new one.
 ///   - logger: where request logs go; by default lines on standard error (`LineLogHandler`).
 public func buildApplication(
-    configuration: ServerConfiguration, store: any CompendiumStore, rateLimiter: RateLimiter? = nil, logger: Logger? = nil
+    configuration: ServerConfiguration, store: any ServedStore, rateLimiter: RateLimiter? = nil, logger: Logger? = nil
 ) -> some ApplicationProtocol {
     var logger = logger ?? Logger(label: "oak.server", factory: LineLogHandler.init(label:))
     logger.logLevel = configuration.logLevel
@@ -39,7 +41,7 @@ public func buildApplication(
             availableConnectionsDelegate: ConnectionCap(limit: configuration.maxConnections, logger: logger)),
         services: [
             MaintenanceService(
-                store: store, backupStore: store as? any BackupRepository, retention: configuration.tombstoneRetention, backups: configuration.backups,
+                store: store, backupStore: store.backups, retention: configuration.tombstoneRetention, backups: configuration.backups,
                 logger: logger),
             IdleExportRelease(responseCache: responseCache, store: store, idle: configuration.exportIdleRelease, logger: logger),
         ],
@@ -48,13 +50,13 @@ public func buildApplication(
 
 /// Builds the router: middleware first (so it also wraps unknown routes), then one controller per resource.
 public func buildRouter(
-    configuration: ServerConfiguration, store: any CompendiumStore, rateLimiter: RateLimiter? = nil
+    configuration: ServerConfiguration, store: any ServedStore, rateLimiter: RateLimiter? = nil
 ) -> Router<OakRequestContext> {
     buildRouter(configuration: configuration, store: store, rateLimiter: rateLimiter, responseCache: ResponseCache())
 }
 
 func buildRouter(
-    configuration: ServerConfiguration, store: any CompendiumStore, rateLimiter: RateLimiter?, responseCache: ResponseCache
+    configuration: ServerConfiguration, store: any ServedStore, rateLimiter: RateLimiter?, responseCache: ResponseCache
 ) -> Router<OakRequestContext> {
     buildRouter(
         configuration: configuration, store: store,
@@ -100,7 +102,7 @@ struct SharedServerState {
     }
 }
 
-private func buildRouter(configuration: ServerConfiguration, store: any CompendiumStore, shared: SharedServerState) -> Router<OakRequestContext> {
+private func buildRouter(configuration: ServerConfiguration, store: any ServedStore, shared: SharedServerState) -> Router<OakRequestContext> {
     let speciesRecords = shared.speciesRecords
     let metrics = shared.metrics
     let pullPages = PullReadAhead(store: store, metrics: metrics)
@@ -120,7 +122,7 @@ private func buildRouter(configuration: ServerConfiguration, store: any Compendi
 /// routes from the catalogue (`APIRoute`), whole paths on a group with no path of its own.
 @discardableResult
 private func addRoutes(
-    to router: Router<OakRequestContext>, _ configuration: ServerConfiguration, _ store: any CompendiumStore, _ metrics: ServerMetrics,
+    to router: Router<OakRequestContext>, _ configuration: ServerConfiguration, _ store: any ServedStore, _ metrics: ServerMetrics,
     _ speciesRecords: SpeciesRecords, _ pullPages: PullReadAhead, _ webPages: WebPages?
 ) -> Router<OakRequestContext> {
     let authenticator = Authenticator(ownerKey: configuration.ownerKey, tokens: store)
@@ -146,7 +148,7 @@ private func addRoutes(
     NotesController(repository: store).addRoutes(to: writes(router.group(""), .notesWrite))
     SyncController(repository: store, pages: pullPages).addRoutes(to: writes(router.group(""), .notesWrite))
     AuthController(authenticator: authenticator).addRoutes(to: router.group(""))
-    BackupController(repository: store as? any BackupRepository, settings: configuration.backups).addRoutes(to: writes(router.group(""), .admin))
+    BackupController(repository: store.backups, settings: configuration.backups).addRoutes(to: writes(router.group(""), .admin))
     OpenAPIController().addRoutes(to: router.group(""))
     return router
 }

@@ -1,5 +1,4 @@
 import Foundation
-import NIOCore
 import OakModels
 
 /// Species: the compendium's main records, keyed by scientific name.
@@ -7,19 +6,10 @@ public protocol SpeciesRepository: Sendable {
     func listSpecies(filter: SpeciesFilter, limit: Int, offset: Int) async throws -> Page<Species>
     func species(named name: String) async throws -> Species
     func speciesFull(named name: String) async throws -> SpeciesFull
-    /// The JSON of `speciesFull(named:)` as `GET /species/{name}/full` sends it, written from the rows.
-    func encodedSpeciesFull(named name: String) async throws -> ByteBuffer
     func searchSpecies(query: String, limit: Int) async throws -> [Species]
     func createSpecies(_ patch: SpeciesPatch) async throws -> Species
     func updateSpecies(named name: String, with patch: SpeciesPatch) async throws -> Species
     func deleteSpecies(named name: String) async throws
-}
-
-extension SpeciesRepository {
-    /// The model through `JSONEncoder`; the stores write it from their rows instead.
-    public func encodedSpeciesFull(named name: String) async throws -> ByteBuffer {
-        ByteBuffer(bytes: try WireJSON.encoder.encode(try await speciesFull(named: name)))
-    }
 }
 
 /// Taxa: subgenera, sections, subsections and complexes, keyed by (level, name).
@@ -53,32 +43,18 @@ public protocol SpeciesSourceRepository: Sendable {
 
 /// Read-only views across the whole compendium.
 public protocol CatalogRepository: Sendable {
-    /// Species by the species rule, taxa and sources whose names contain `query`, at most `limit` of each:
-    /// the JSON of a `CatalogSearchResult`, as `/api/v1/search` sends it (`search` reads it as the model).
-    func searchDocument(query: String, limit: Int) async throws -> ByteBuffer
-    /// `searchDocument`'s answer from the data at `version` (`MaintenanceRepository.knownDataVersion`) when it
-    /// can be made at once from memory, without waiting or reading the database; else nil (and for a query
-    /// `searchDocument` refuses), and the caller asks `searchDocument`.
-    func searchDocumentInMemory(query: String, limit: Int, at version: DataVersion) -> ByteBuffer?
+    /// Species by the species rule, taxa and sources whose names contain `query`, at most `limit` of each.
+    func search(query: String, limit: Int) async throws -> CatalogSearchResult
     func stats() async throws -> CatalogStats
-    func export() async throws -> ExportSnapshot
+    /// The export document (`ExportFile`, the original apps' `quercus_data.json`: metadata, sources, and every
+    /// species with its taxonomy and attributed sources' data), encoded as `GET /api/v1/export` sends it.
+    func exportDocument() async throws -> Data
     /// Throws when the database cannot answer a query.
     func checkReady() async throws
 }
 
-/// The encoded export (`ExportFile`, the original apps' `quercus_data.json`: metadata, sources, and every
-/// species with its taxonomy and attributed sources' data) with its strong ETag (a hash of the data only).
-public struct ExportSnapshot: Sendable {
-    public let body: ByteBuffer
-    public let etag: String
-
-    public init(body: ByteBuffer, etag: String) {
-        self.body = body
-        self.etag = etag
-    }
-}
-
-/// Everything the HTTP server needs from persistence.
+/// Every repository over models: what the CLI, the tools and the tests read and write the compendium through.
+/// The server also asks for the answers a store writes as bytes (`ServedStore` in OakStoreKit).
 public typealias CompendiumStore = SpeciesRepository & TaxonRepository & SourceRepository & SpeciesSourceRepository & NoteRepository & SyncRepository
     & TokenRepository & MaintenanceRepository
     & CatalogRepository
@@ -93,15 +69,9 @@ public protocol NoteRepository: Sendable {
     func deleteNote(id: UUID, expectedVersion: Int64?) async throws
 }
 
-/// The server side of sync: cursor pulls and batched, idempotent pushes of note changes.
+/// The history sync keeps: tombstones and push receipts. The pull and the push answer in bytes, written from
+/// the rows (`EncodedRepository` in OakStoreKit).
 public protocol SyncRepository: Sendable {
-    /// Changes after `cursor` in sequence order; no cursor gives a full snapshot. A cursor from before
-    /// the compaction horizon (or from another database) answers 410.
-    func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> PulledPage
-    /// Applies note changes in order; the results are returned as JSON, the wire form of `PushResponse`.
-    /// `cursor`, the device's pull cursor when it sent one, names the history its base versions come from:
-    /// one of another history is answered 410 before any change is applied (`PullWindow.sameHistory`).
-    func push(_ changes: [PushChange], cursor: String?) async throws -> ByteBuffer
     /// Removes tombstones and push receipts older than `horizon`; returns how many tombstones went.
     func compact(olderThan horizon: Date) async throws -> Int
 }
@@ -122,9 +92,6 @@ public protocol MaintenanceRepository: Sendable {
     var poolStatus: PoolStatus { get }
     /// Changes whenever the data may have changed; answers derived from the data can be cached under it.
     func dataVersion() async throws -> DataVersion
-    /// The data version when this process knows it without reading the database, else nil (then read it with
-    /// `dataVersion()`): SQLite's count of its own writes between its checks of the file for other programs'.
-    var knownDataVersion: DataVersion? { get }
     /// What changed after a change-log position (nil: only where the log is now); a short read.
     func changes(after position: Int64?) async throws -> DataChanges
     /// Fills the in-memory search index, so the first search after a start does not wait for it.
@@ -134,7 +101,8 @@ public protocol MaintenanceRepository: Sendable {
 }
 
 /// Backups of the whole database written by the server (`POST /backup`, `oak backup`, the daily backup), for
-/// a store whose database is a file the server owns. A database server is backed up with its own tools.
+/// a store whose database is a file the server owns. A database server is backed up with its own tools. A
+/// capability some stores have: the server is handed it (`ServedStore.backups` in OakStoreKit), never casts for it.
 public protocol BackupRepository: Sendable {
     /// Writes a consistent snapshot into `directory`, keeping only the newest `keep` there.
     func backup(into directory: String, keep: Int) async throws -> BackupInfo

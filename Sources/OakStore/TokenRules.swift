@@ -40,21 +40,4 @@ package enum TokenRules {
     package static func recordsUse(lastUsedAt: Date?, now: Date) -> Bool {
         lastUsedAt.map { now.timeIntervalSince($0) > 60 } ?? true
     }
-
-    /// The columns of a new token's row.
-    package static func columnValues(of token: APIToken, secret: String) -> [String: StoredValue] {
-        [
-            "name": StoredValue(token.name), "token_hash": StoredValue(hash(secret)),
-            "abilities": StoredValue(token.abilities.map(\.rawValue).joined(separator: ",")), "created_at": StoredValue(token.createdAt),
-        ]
-    }
-}
-
-extension APIToken {
-    /// A token from its row of `api_tokens`.
-    package init(row: some StoredRow) {
-        self.init(
-            name: row.text("name") ?? "", abilities: (row.text("abilities") ?? "").split(separator: ",").compactMap { Ability(rawValue: String($0)) },
-            createdAt: ColumnCoding.date(row.text("created_at")), lastUsedAt: row.text("last_used_at").flatMap(WireTime.parse))
-    }
 }

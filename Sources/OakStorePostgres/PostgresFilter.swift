@@ -1,5 +1,6 @@
 import OakModels
 import OakStore
+import OakStoreKit
 import PostgresNIO
 
 /// The WHERE clause of a list query, built from optional filters, with `$n` placeholders.

@@ -1,6 +1,7 @@
 import Foundation
 import OakModels
 import OakStore
+import OakStoreKit
 
 /// The store's in-memory search index (`SpeciesSearchIndex`), brought up to the change log's head before
 /// each search: what changed since its position is read in one snapshot and applied here, so a write

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import OakModels
 import OakStore
+import OakStoreKit
 import PostgresNIO
 
 /// One leased connection and the queries the store runs on it. SQL uses `$1`, `$2`, … for its values.

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import OakModels
 import OakStore
+import OakStoreKit
 
 extension PostgresStore: CatalogRepository {
     public func stats() async throws -> CatalogStats {

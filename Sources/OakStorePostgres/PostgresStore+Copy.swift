@@ -1,6 +1,7 @@
 import Foundation
 import OakModels
 import OakStore
+import OakStoreKit
 
 extension PostgresStore: CopyEndpoint {
     package func rows(of table: CopiedTable) async throws -> [[StoredValue]] {

@@ -1,6 +1,12 @@
 import Foundation
 import OakModels
 import OakStore
+import OakStoreKit
+
+extension PostgresStore: ServedStore {
+    /// None: a database server is backed up with its own tools (pg_dump), which `POST /backup` names.
+    public var backups: (any BackupRepository)? { nil }
+}
 
 extension PostgresStore: MaintenanceRepository {
     /// What the connection pool is doing now; a database server has no file size to report.

@@ -1,6 +1,7 @@
 import Foundation
 import OakModels
 import OakStore
+import OakStoreKit
 
 extension PostgresStore: NoteRepository {
     public func notes(species: String?, sourceId: Int) async throws -> [Note] {

@@ -1,6 +1,7 @@
 import Foundation
 import OakModels
 import OakStore
+import OakStoreKit
 
 extension PostgresStore: SourceRepository {
     public func listSources() async throws -> [Source] {

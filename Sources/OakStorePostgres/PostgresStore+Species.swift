@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import OakModels
 import OakStore
+import OakStoreKit
 import PostgresNIO
 
 extension PostgresStore: SpeciesRepository {

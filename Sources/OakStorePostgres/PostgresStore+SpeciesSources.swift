@@ -1,6 +1,7 @@
 import Foundation
 import OakModels
 import OakStore
+import OakStoreKit
 
 extension PostgresStore: SpeciesSourceRepository {
     public func speciesSources(of name: String) async throws -> [SpeciesSource] {

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import OakModels
 import OakStore
+import OakStoreKit
 
 extension PostgresStore: SyncRepository {
     public func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> PulledPage {

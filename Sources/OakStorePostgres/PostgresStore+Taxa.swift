@@ -1,6 +1,7 @@
 import Foundation
 import OakModels
 import OakStore
+import OakStoreKit
 
 extension PostgresStore: TaxonRepository {
     public func listTaxa(level: TaxonLevel?, parent: String?, limit: Int?, offset: Int) async throws -> Page<Taxon> {

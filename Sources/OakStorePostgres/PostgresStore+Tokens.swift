@@ -1,6 +1,7 @@
 import Foundation
 import OakModels
 import OakStore
+import OakStoreKit
 
 extension PostgresStore: TokenRepository {
     public func createToken(name: String, abilities: [Ability]) async throws -> (token: APIToken, secret: String) {

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import OakModels
 import OakStore
+import OakStoreKit
 import PostgresNIO
 import Synchronization
 

@@ -1,5 +1,6 @@
 import OakModels
 import OakStore
+import OakStoreKit
 import PostgresNIO
 
 /// The new notes of a push batch, written together in one statement instead of one round trip each. A new note

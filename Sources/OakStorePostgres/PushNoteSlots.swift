@@ -1,6 +1,7 @@
 import Foundation
 import OakModels
 import OakStore
+import OakStoreKit
 
 /// What a push batch's new notes are checked against, read in two queries for the whole batch instead of one
 /// per new note: which of the species and sources the batch names exist, and which note each (species, source)

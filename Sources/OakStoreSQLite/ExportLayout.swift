@@ -4,6 +4,7 @@ import NIOCore
 import OakModels
 import OakSQLite
 import OakStore
+import OakStoreKit
 
 /// A built export document, with what the next build needs to render again only the species that changed:
 /// where each species' object lies in the body, its digest, and the species of every species-source row.

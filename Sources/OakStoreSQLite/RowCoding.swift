@@ -3,6 +3,7 @@ import GRDB
 import OakModels
 import OakSQLite
 import OakStore
+import OakStoreKit
 
 extension Row: StoredRow {
     package func text(_ column: String) -> String? {

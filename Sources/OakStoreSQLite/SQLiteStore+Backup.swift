@@ -3,6 +3,12 @@ import GRDB
 import OakModels
 import OakSQLite
 import OakStore
+import OakStoreKit
+
+extension SQLiteStore: ServedStore {
+    /// The server writes the backups of the database file it owns.
+    public var backups: (any BackupRepository)? { self }
+}
 
 extension SQLiteStore: MaintenanceRepository, BackupRepository {
     /// Writes a consistent snapshot of the live database (SQLite's online backup, page by page) into `directory`,

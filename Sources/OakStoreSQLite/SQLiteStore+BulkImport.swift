@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OakModels
 import OakStore
+import OakStoreKit
 
 /// What `importBulk` does with a species that already exists.
 public enum BulkConflictPolicy: String, CaseIterable, Sendable {

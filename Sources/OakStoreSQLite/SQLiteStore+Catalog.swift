@@ -3,6 +3,7 @@ import GRDB
 import OakModels
 import OakSQLite
 import OakStore
+import OakStoreKit
 
 extension SQLiteStore: CatalogRepository {
     public func stats() async throws -> CatalogStats {

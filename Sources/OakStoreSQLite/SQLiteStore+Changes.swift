@@ -2,6 +2,7 @@ import GRDB
 import OakModels
 import OakSQLite
 import OakStore
+import OakStoreKit
 
 extension SQLiteStore {
     /// What changed after `position` (nil: nothing is known yet, so only the head and listing version).

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OakModels
 import OakStore
+import OakStoreKit
 
 extension SQLiteStore: CopyEndpoint {
     package func rows(of table: CopiedTable) async throws -> [[StoredValue]] {

@@ -3,6 +3,7 @@ import GRDB
 import NIOCore
 import OakModels
 import OakStore
+import OakStoreKit
 
 extension SQLiteStore {
     /// The export, rebuilt only when the change log has moved since the cached copy; concurrent requests

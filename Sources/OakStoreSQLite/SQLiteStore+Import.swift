@@ -3,6 +3,7 @@ import GRDB
 import OakModels
 import OakSQLite
 import OakStore
+import OakStoreKit
 
 /// What an import did (or, in a dry run, would do), record by record.
 public struct ImportSummary: Codable, Hashable, Sendable {

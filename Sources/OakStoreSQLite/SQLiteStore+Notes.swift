@@ -3,6 +3,7 @@ import GRDB
 import OakModels
 import OakSQLite
 import OakStore
+import OakStoreKit
 
 extension SQLiteStore: NoteRepository {
     public func notes(species: String?, sourceId: Int) async throws -> [Note] {

@@ -4,6 +4,7 @@ import NIOCore
 import OakModels
 import OakSQLite
 import OakStore
+import OakStoreKit
 
 extension SQLiteStore {
     public func searchSpecies(query: String, limit: Int) async throws -> [Species] {

@@ -3,6 +3,7 @@ import GRDB
 import OakModels
 import OakSQLite
 import OakStore
+import OakStoreKit
 
 extension SQLiteStore: SourceRepository {
     public func listSources() async throws -> [Source] {

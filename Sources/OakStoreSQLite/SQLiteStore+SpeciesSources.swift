@@ -3,6 +3,7 @@ import GRDB
 import OakModels
 import OakSQLite
 import OakStore
+import OakStoreKit
 
 extension SQLiteStore: SpeciesSourceRepository {
     public func speciesSources(of name: String) async throws -> [SpeciesSource] {

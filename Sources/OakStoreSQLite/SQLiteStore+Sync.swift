@@ -4,6 +4,7 @@ import NIOCore
 import OakModels
 import OakSQLite
 import OakStore
+import OakStoreKit
 
 extension SQLiteStore: SyncRepository {
     public func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> PulledPage {

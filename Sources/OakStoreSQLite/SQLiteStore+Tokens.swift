@@ -3,6 +3,7 @@ import GRDB
 import OakModels
 import OakSQLite
 import OakStore
+import OakStoreKit
 
 extension SQLiteStore: TokenRepository {
     public func createToken(name: String, abilities: [Ability]) async throws -> (token: APIToken, secret: String) {

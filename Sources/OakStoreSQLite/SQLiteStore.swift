@@ -3,6 +3,7 @@ import GRDB
 import OakModels
 import OakSQLite
 import OakStore
+import OakStoreKit
 
 /// The embedded SQLite store: on a file, WAL mode with a pool of readers and one writer (GRDB `DatabasePool`).
 public final class SQLiteStore: Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OakModels
 import OakStore
+import OakStoreKit
 
 /// The database schema: the layout of existing `oak_compendium.db` files, migrated forward in place.
 /// Migrations add tables, columns, indexes and triggers, and write lower-case note ids; they never drop data

@@ -3,6 +3,7 @@ import GRDB
 import OakModels
 import OakSQLite
 import OakStore
+import OakStoreKit
 
 extension StarterDataset {
     /// Inserts whichever of the three standard sources is missing (by id), leaving existing ones alone.

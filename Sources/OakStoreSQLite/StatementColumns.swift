@@ -1,6 +1,7 @@
 import GRDB
 import GRDBSQLite
 import OakStore
+import OakStoreKit
 
 /// The columns of the row a statement is positioned on, read in place (valid until the statement steps).
 struct StatementColumns: ColumnReader {

@@ -5,13 +5,14 @@ import OakClient
 import OakModels
 import OakServer
 import OakStore
+import OakStoreKit
 import OakStoreSQLite
 import OakSync
 
 /// A real server on a loopback port, on a fresh database of its own (`TestBackend.current` unless told).
 public struct LiveServer: Sendable {
     public static let ownerKey = "sync-test-owner-key-0123456789"
-    public let store: any CompendiumStore
+    public let store: any ServedStore
     /// The database file, or the PostgreSQL database's URL.
     public let database: String
     public let baseURL: URL
@@ -19,11 +20,11 @@ public struct LiveServer: Sendable {
     /// Runs `body` while the server listens, on a new database of `backend`, or on `existing` (a store and its
     /// database, as a server started again on a restored file).
     public static func run<Value: Sendable>(
-        backend: TestBackend = .current, on existing: (store: any CompendiumStore, database: String)? = nil,
+        backend: TestBackend = .current, on existing: (store: any ServedStore, database: String)? = nil,
         _ body: @Sendable (LiveServer) async throws -> Value
     ) async throws -> Value {
         let directory = temporaryDirectory("oak-server")
-        let (store, database): (any CompendiumStore, String)
+        let (store, database): (any ServedStore, String)
         if let existing { (store, database) = existing } else { (store, database) = try await temporaryStore(backend) }
         // Rate limiting off: three busy devices share one loopback address; the faulty transport injects 429s itself.
         let configuration = ServerConfiguration.forTests(ownerKey: ownerKey, directory: directory)

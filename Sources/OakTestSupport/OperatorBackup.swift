@@ -1,6 +1,7 @@
 import Foundation
 import OakModels
 import OakStore
+import OakStoreKit
 import OakStorePostgres
 import OakStoreSQLite
 
@@ -15,7 +16,7 @@ public struct OperatorBackup: Sendable {
     public let file: String
 
     /// Takes a backup of `store`, whose database is `database`.
-    public static func take(of store: any CompendiumStore, database: String) async throws -> OperatorBackup {
+    public static func take(of store: any ServedStore, database: String) async throws -> OperatorBackup {
         if let sqlite = store as? SQLiteStore {
             let directory = temporaryDirectory("oak-backups").path
             let backup = try await sqlite.backup(into: directory, keep: 100)
@@ -27,14 +28,14 @@ public struct OperatorBackup: Sendable {
     }
 
     /// Closes a store (a server stopped before its database is restored).
-    public static func close(_ store: any CompendiumStore) throws {
+    public static func close(_ store: any ServedStore) throws {
         if let sqlite = store as? SQLiteStore { try sqlite.close() }
         if let postgres = store as? PostgresStore { postgres.close() }
     }
 
     /// Puts the backup back in place of the database, whose store must be closed, and opens a store on it, as
     /// a server started again on the restored database.
-    public func restore(clock: @escaping @Sendable () -> Date = Date.init) async throws -> any CompendiumStore {
+    public func restore(clock: @escaping @Sendable () -> Date = Date.init) async throws -> any ServedStore {
         switch backend {
         case .sqlite:
             // `cp backup oak.db`, as the README restores: the old file and its write-ahead log give way.

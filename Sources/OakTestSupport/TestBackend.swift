@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import OakModels
 import OakStore
+import OakStoreKit
 import OakStorePostgres
 import OakStoreSQLite
 
@@ -33,7 +34,7 @@ public enum TestBackend: String, Sendable, CaseIterable, CustomStringConvertible
 /// test server, whose URL is returned too, with a pool of `maxConnections` (few: every test runs at once).
 public func temporaryStore(
     _ backend: TestBackend, seed: Bool = true, maxConnections: Int = 2, clock: @escaping @Sendable () -> Date = Date.init
-) async throws -> (store: any CompendiumStore, databaseURL: String) {
+) async throws -> (store: any ServedStore, databaseURL: String) {
     switch backend {
     case .sqlite:
         let path = temporaryDatabasePath("oak-store")

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import OakModels
 import OakStore
+import OakStoreKit
 
 /// `oak-bench export-rebuild`: times, in process, the export rebuilt after a write (one note edited; the
 /// cached export is invalidated and rebuilt from the previous one) and built from nothing (a newly opened store).

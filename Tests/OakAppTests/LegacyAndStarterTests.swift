@@ -2,6 +2,7 @@ import Foundation
 import OakApp
 import OakModels
 import OakStore
+import OakStoreKit
 import OakStoreSQLite
 import OakSync
 import OakTestSupport

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import OakModels
 import OakStore
+import OakStoreKit
 import Testing
 
 @testable import OakServer
@@ -11,7 +12,7 @@ import Testing
 struct PullReadAheadTests {
     /// The pages of a whole pull made straight from the store, with no read-ahead: the bodies and the cursor
     /// each was asked for with.
-    private func pagesFromStore(_ store: any CompendiumStore, limit: Int) async throws -> [(cursor: String?, body: ByteBuffer)] {
+    private func pagesFromStore(_ store: any ServedStore, limit: Int) async throws -> [(cursor: String?, body: ByteBuffer)] {
         var pages: [(cursor: String?, body: ByteBuffer)] = []
         var cursor: String?
         while true {

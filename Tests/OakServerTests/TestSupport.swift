@@ -6,6 +6,7 @@ import Logging
 import OakModels
 import OakServer
 import OakStore
+import OakStoreKit
 import OakStorePostgres
 import OakStoreSQLite
 import OakTestSupport
@@ -16,7 +17,7 @@ struct TestEnvironment {
     static let ownerKey = "test-owner-key-0123456789"
     let directory: URL
     let backend: TestBackend
-    let store: any CompendiumStore
+    let store: any ServedStore
     /// The database file, or the PostgreSQL database's URL.
     let database: String
 

@@ -3,6 +3,7 @@ import GRDB
 import NIOCore
 import OakModels
 import OakStore
+import OakStoreKit
 import OakTestSupport
 import Synchronization
 import Testing

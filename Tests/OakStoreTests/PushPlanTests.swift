@@ -1,6 +1,7 @@
 import Foundation
 import OakModels
 import OakStore
+import OakStoreKit
 import Testing
 
 /// The push rule every backend carries out (`PushPlan`), decided without a database.

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import OakModels
 import OakStore
+import OakStoreKit
 import OakStorePostgres
 import OakStoreSQLite
 import OakTestSupport
@@ -15,8 +16,7 @@ struct StoreConformanceTests {
     private static let allEntities = SyncEntity.allCases
 
     /// Pulls from `cursor` until the log is drained; each change's (entity/key, version), in the order read.
-    private static func drain(_ store: any CompendiumStore, from cursor: String?, limit: Int = 25) async throws -> (changes: [(String, Int64)], cursor: String)
-    {
+    private static func drain(_ store: any ServedStore, from cursor: String?, limit: Int = 25) async throws -> (changes: [(String, Int64)], cursor: String) {
         var cursor = cursor
         var changes: [(String, Int64)] = []
         while true {
@@ -139,7 +139,7 @@ extension StoreConformanceTests {
     }
 
     /// A note written and pulled back: what a store given its connection must do as one it opened itself.
-    private func expectWorks(_ store: any CompendiumStore) async throws {
+    private func expectWorks(_ store: any ServedStore) async throws {
         var fields = NoteFieldsPatch()
         try fields.set("leaf", to: "lobed")
         let note = try await store.createNote(NoteInput(scientificName: "alba", fields: fields))

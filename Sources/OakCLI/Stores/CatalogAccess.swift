@@ -16,8 +16,4 @@ public protocol CatalogAccess: SpeciesRepository, TaxonRepository, SourceReposit
 
 extension SQLiteStore: CatalogAccess {
     public var location: String { "database \(path)" }
-
-    public func exportDocument() async throws -> Data {
-        Data(try await export().body.readableBytesView)
-    }
 }

@@ -2,10 +2,11 @@ import Foundation
 import Hummingbird
 import OakModels
 import OakStore
+import OakStoreKit
 
 /// `/api/v1/search`, `/api/v1/stats` and `/api/v1/export`: views across the whole compendium.
 struct CatalogController {
-    let repository: any CatalogRepository
+    let repository: any CatalogRepository & EncodedRepository
 
     func addRoutes(to group: RouterGroup<OakRequestContext>) {
         group.on(.search, use: search)

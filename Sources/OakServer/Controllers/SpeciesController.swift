@@ -2,10 +2,11 @@ import Foundation
 import Hummingbird
 import OakModels
 import OakStore
+import OakStoreKit
 
 /// `/api/v1/species`: list, search, get, full, create, update, delete.
 struct SpeciesController {
-    let repository: any SpeciesRepository
+    let repository: any SpeciesRepository & EncodedRepository
     /// Species records held in memory, for `GET /species/{name}`.
     let records: SpeciesRecords
 

@@ -1,12 +1,12 @@
 import Foundation
 import Hummingbird
 import OakModels
-import OakStore
+import OakStoreKit
 
 /// `/api/v1/sync`: cursor pulls of every change (each page after the first read ahead, see `PullReadAhead`),
 /// and batched pushes of note changes.
 struct SyncController {
-    let repository: any SyncRepository
+    let repository: any EncodedRepository
     let pages: PullReadAhead
 
     /// The default and largest page of a pull.

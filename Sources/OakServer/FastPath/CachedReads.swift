@@ -5,14 +5,15 @@ import Logging
 import NIOCore
 import OakModels
 import OakStore
+import OakStoreKit
 
 /// Answers reads from memory on the connection's event loop, before Hummingbird hands the request to a task and
 /// the router, while the data is known to be current without reading the database
-/// (`MaintenanceRepository.knownDataVersion`: SQLite between its once-a-second checks of the file, PostgreSQL while
+/// (`EncodedRepository.knownDataVersion`: SQLite between its once-a-second checks of the file, PostgreSQL while
 /// change notifications keep the change log's head known):
 /// - a GET whose answer the response cache holds;
 /// - a catalog search (`/api/v1/search`) the store can make from memory
-///   (`CatalogRepository.searchDocumentInMemory`: SQLite's search index, when no taxon or source matches);
+///   (`EncodedRepository.searchDocumentInMemory`: SQLite's search index, when no taxon or source matches);
 /// - a species' record (`/api/v1/species/{name}`) held in memory (`SpeciesRecords`), under any URL.
 ///
 /// Through the router, such a read spends most of its time in the hop to a task and back, the router and the
@@ -27,7 +28,7 @@ import OakStore
 /// while an earlier one on the connection is still being answered there.
 struct CachedReads: Sendable {
     let cache: ResponseCache
-    let store: any MaintenanceRepository & CatalogRepository
+    let store: any EncodedRepository
     let speciesRecords: SpeciesRecords
     /// What every answer gets on its way out, as on the routed path.
     let finisher: ResponseFinisher

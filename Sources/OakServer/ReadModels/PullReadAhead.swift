@@ -1,6 +1,7 @@
 import Foundation
 import OakModels
 import OakStore
+import OakStoreKit
 
 /// Reads the next page of a pull while the client takes in the page it was sent. A device's first sync is a
 /// dozen pages asked for one after another, each once the one before is parsed and applied; with the next
@@ -28,7 +29,7 @@ final class PullReadAhead: @unchecked Sendable {
         let page: Task<PulledPage, any Error>
     }
 
-    private let store: any SyncRepository & MaintenanceRepository
+    private let store: any EncodedRepository & MaintenanceRepository
     private let metrics: ServerMetrics
     private let lock = NSLock()
     /// Oldest first.
@@ -38,7 +39,7 @@ final class PullReadAhead: @unchecked Sendable {
     let maxPageSize: Int
 
     init(
-        store: any SyncRepository & MaintenanceRepository, metrics: ServerMetrics, maxHeld: Int = 4, maxWait: Duration = .seconds(30),
+        store: any EncodedRepository & MaintenanceRepository, metrics: ServerMetrics, maxHeld: Int = 4, maxWait: Duration = .seconds(30),
         maxPageSize: Int = SyncController.defaultPullLimit
     ) {
         self.store = store

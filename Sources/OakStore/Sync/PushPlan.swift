@@ -11,11 +11,6 @@ package struct NoteTombstone: Equatable, Sendable {
         self.deletedAt = deletedAt
     }
 
-    /// A tombstone from a row of `PushBatch.tombstonesQuery`.
-    package init(row: some StoredRow) {
-        self.init(version: row.integer("seq") ?? 0, deletedAt: ColumnCoding.date(row.text("deleted_at")))
-    }
-
     /// The result of a delete carried out (`PushPlan.delete`, `.recordTombstone`): the tombstone it left.
     package static func applied(_ change: PushChange, leaving tombstone: NoteTombstone?) -> PushResult {
         tombstone?.result(of: change, .applied) ?? PushResult(id: change.id, status: .applied)

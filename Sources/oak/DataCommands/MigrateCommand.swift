@@ -4,6 +4,7 @@ import Logging
 import OakCLI
 import OakModels
 import OakStore
+import OakStoreKit
 import OakStorePostgres
 import OakStoreSQLite
 

@@ -4,6 +4,7 @@ import Logging
 import OakCLI
 import OakModels
 import OakStore
+import OakStoreKit
 import OakStorePostgres
 import OakStoreSQLite
 
@@ -36,8 +37,8 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     /// Opens the database the options name, SQLite or PostgreSQL (with a pool of `pool`'s settings), creating
-    /// and migrating it if needed.
-    func openStore(pool: PostgresPoolSettings = PostgresPoolSettings()) async throws -> any CompendiumStore {
+    /// and migrating it if needed: a store to serve, with the capabilities its backend has (SQLite's backups).
+    func openStore(pool: PostgresPoolSettings = PostgresPoolSettings()) async throws -> any ServedStore {
         guard let url = try postgresURL() else { return try open() }
         do {
             _ = try PostgresURL(url)

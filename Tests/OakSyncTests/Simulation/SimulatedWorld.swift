@@ -4,6 +4,7 @@ import NIOCore
 import OakClient
 import OakModels
 import OakStore
+import OakStoreKit
 import OakStoreSQLite
 
 @testable import OakSync

@@ -59,11 +59,3 @@ extension JSONOutput {
         if values.isEmpty { raw("[]") } else { try encoded(values) }
     }
 }
-
-extension CatalogRepository {
-    /// A search as its model, read from its document.
-    public func search(query: String, limit: Int) async throws -> CatalogSearchResult {
-        let document = try await searchDocument(query: query, limit: limit)
-        return try JSONDecoder().decode(CatalogSearchResult.self, from: Data(document.readableBytesView))
-    }
-}

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import OakModels
+import OakStore
 
 /// What a push batch reads once for all its changes instead of once per change: the receipts of changes seen
 /// before (by digest), and the stored notes and tombstones of the ids it names. A note a change of the batch
@@ -213,5 +214,12 @@ package struct PushBatch: Sendable {
         written.insert(changes[index].id)
         receipts[digests[index]] = result
         newReceipts.append([digests[index], result])
+    }
+}
+
+extension NoteTombstone {
+    /// A tombstone from a row of `PushBatch.tombstonesQuery`.
+    package init(row: some StoredRow) {
+        self.init(version: row.integer("seq") ?? 0, deletedAt: ColumnCoding.date(row.text("deleted_at")))
     }
 }

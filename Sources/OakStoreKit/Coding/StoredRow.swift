@@ -1,5 +1,6 @@
 import Foundation
 import OakModels
+import OakStore
 
 /// A row of one of the compendium's tables as a backend reads it, by column name. The models are read from
 /// it and written as `StoredValue`s, so the mapping between columns and fields is written once for every
@@ -147,5 +148,24 @@ extension SpeciesSource {
     /// Every column but the row's number.
     package var columnValues: [String: StoredValue] {
         Dictionary(uniqueKeysWithValues: zip(Self.columnNames, columnList))
+    }
+}
+
+extension APIToken {
+    /// A token from its row of `api_tokens`.
+    package init(row: some StoredRow) {
+        self.init(
+            name: row.text("name") ?? "", abilities: (row.text("abilities") ?? "").split(separator: ",").compactMap { Ability(rawValue: String($0)) },
+            createdAt: ColumnCoding.date(row.text("created_at")), lastUsedAt: row.text("last_used_at").flatMap(WireTime.parse))
+    }
+}
+
+extension TokenRules {
+    /// The columns of a new token's row.
+    package static func columnValues(of token: APIToken, secret: String) -> [String: StoredValue] {
+        [
+            "name": StoredValue(token.name), "token_hash": StoredValue(hash(secret)),
+            "abilities": StoredValue(token.abilities.map(\.rawValue).joined(separator: ",")), "created_at": StoredValue(token.createdAt),
+        ]
     }
 }
