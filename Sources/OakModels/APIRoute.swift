@@ -271,10 +271,22 @@ extension APIRoute {
         + [listNotes, createNote, note, updateNote, patchNote, deleteNote]
         + [pull, changes, push, verifyKey, backup]
         + pages + [signInForm, signIn, signOut]
-        + [
-            speciesForm, submitSpeciesForm, newSpeciesForm, submitNewSpeciesForm, descriptionForm, submitDescriptionForm,
-            newDescriptionForm, submitNewDescriptionForm, notesForm, submitNotesForm, sourceForm, submitSourceForm, newSourceForm,
-            submitNewSourceForm, taxonForm, submitTaxonForm, newTaxonForm, submitNewTaxonForm,
-        ]
+        + forms
         + [speciesEvents]
+
+    /// The edit forms (`WebEditController`), shown and submitted.
+    public static let forms: [APIRoute] = [
+        speciesForm, submitSpeciesForm, newSpeciesForm, submitNewSpeciesForm, descriptionForm, submitDescriptionForm,
+        newDescriptionForm, submitNewDescriptionForm, notesForm, submitNotesForm, sourceForm, submitSourceForm, newSourceForm,
+        submitNewSourceForm, taxonForm, submitTaxonForm, newTaxonForm, submitNewTaxonForm,
+    ]
+
+    /// The pages' files (`WebController`).
+    public static let assets: [APIRoute] = [stylesheet, script, icon]
+
+    /// The folders `routes` lie in, as path prefixes (`/edit/` and `/new/` for `forms`): a path under one of them
+    /// belongs to those routes even where it matches none of them.
+    public static func folders(of routes: [APIRoute]) -> Set<String> {
+        Set(routes.compactMap { route in route.path.split(separator: "/").first.map { "/\($0)/" } })
+    }
 }

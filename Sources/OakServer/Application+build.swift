@@ -106,25 +106,23 @@ private func buildRouter(configuration: ServerConfiguration, store: any ServedSt
     let speciesRecords = shared.speciesRecords
     let metrics = shared.metrics
     let pullPages = PullReadAhead(store: store, metrics: metrics)
-    let routes = RouteIndex(
-        routes: addRoutes(to: Router(context: OakRequestContext.self), configuration, store, metrics, speciesRecords, pullPages, shared.webPages).routes.map {
-            ($0.method.rawValue, $0.path.description)
-        })
+    let routes = RouteIndex()
     let router = Router(context: OakRequestContext.self, options: [.autoGenerateHeadEndpoints])
     router.add(middleware: FinishingMiddleware(finisher: shared.finisher, errors: ErrorResponses(routes: routes)))
     router.add(middleware: ResponseCacheMiddleware(cache: shared.responseCache, store: store, changeReads: shared.changeReads))
     router.add(middleware: CompressionMiddleware())
     router.add(middleware: RequestLimitsMiddleware(maxBodySize: configuration.maxBodySize))
-    return addRoutes(to: router, configuration, store, metrics, speciesRecords, pullPages, shared.webPages)
+    addRoutes(to: router, configuration, store, metrics, speciesRecords, pullPages, shared.webPages)
+    routes.learn(router.routes.map { ($0.method.rawValue, $0.path.description) })
+    return router
 }
 
 /// Registers every controller; each resource's writes need that resource's ability. Each controller registers its
 /// routes from the catalogue (`APIRoute`), whole paths on a group with no path of its own.
-@discardableResult
 private func addRoutes(
     to router: Router<OakRequestContext>, _ configuration: ServerConfiguration, _ store: any ServedStore, _ metrics: ServerMetrics,
     _ speciesRecords: SpeciesRecords, _ pullPages: PullReadAhead, _ webPages: WebPages?
-) -> Router<OakRequestContext> {
+) {
     let authenticator = Authenticator(ownerKey: configuration.ownerKey, tokens: store)
     func writes(_ group: RouterGroup<OakRequestContext>, _ ability: Ability) -> RouterGroup<OakRequestContext> {
         group.add(middleware: WriteAccessMiddleware(ability: ability, authenticator: authenticator))
@@ -150,5 +148,4 @@ private func addRoutes(
     AuthController(authenticator: authenticator).addRoutes(to: router.group(""))
     BackupController(repository: store.backups, settings: configuration.backups).addRoutes(to: writes(router.group(""), .admin))
     OpenAPIController().addRoutes(to: router.group(""))
-    return router
 }

@@ -148,40 +148,40 @@ public final class PostgresStore: Sendable {
         /// In the one statement that writes, which commits on its own (no transaction): its reads and checks run
         /// before it, and the statement takes the head before the row it changes, so the head is held only
         /// while PostgreSQL runs it, never across a round trip. The statement must find the row as it was
-        /// read, or it throws `RowChanged` and the write is run again.
+        /// read, or it throws `RowChanged` and the write is run again under `first`.
         case inOneStatement
     }
 
     /// Thrown by a write of `HeadLock.inOneStatement` whose statement found its row changed since it was read.
-    struct RowChanged: Error {
-        /// How many times such a write is run again. Each time at least one of the writers of the row gets
-        /// through, so only a row written by more writers at once than this can be answered 503.
-        static let retries = 10
-    }
+    struct RowChanged: Error {}
 
     /// Runs a write, taking the head lock as `headLock` says; constraint violations the checks missed become
     /// 409s. A write PostgreSQL aborts for a serialization failure or a deadlock changed nothing, and is run
-    /// again, up to `PostgresFailure.retries` times, before it is answered 503; so is one whose row changed
-    /// between its read and its statement, up to `RowChanged.retries` times.
+    /// again, up to `PostgresFailure.retries` times, before it is answered 503. A write of one statement that
+    /// lost its row to another writer runs again holding the head from the start (`HeadLock.first`): every
+    /// writer of a row takes the head before it, so no one can write the row between its read and its
+    /// statement, and a row written by many at once cannot starve one of them.
     func write<T: Sendable>(
         headLock: HeadLock = .first, _ updates: @escaping @Sendable (PostgresSession) async throws -> T
     ) async throws -> T {
-        var (aborted, rowChanged) = (0, 0)
+        var (headLock, aborted) = (headLock, 0)
         while true {
             do {
                 guard headLock != .inOneStatement else { return try await session(writing: true, transaction: nil, updates) }
+                let lockingHeadFirst = headLock == .first
                 return try await session(writing: true, transaction: "BEGIN") { session in
-                    if headLock == .first { try await session.execute("SELECT seq FROM change_log_head FOR UPDATE") }
+                    if lockingHeadFirst { try await session.execute("SELECT seq FROM change_log_head FOR UPDATE") }
                     return try await updates(session)
                 }
             } catch let error where PostgresFailure(answered: error) == .retryable {
                 aborted += 1
                 guard aborted <= PostgresFailure.retries else { throw error }
             } catch is RowChanged {
-                rowChanged += 1
-                guard rowChanged <= RowChanged.retries else {
-                    throw PostgresFailure.retryable.error("The row was written by too many others at once; try again shortly")
+                // Under the head from the start only a writer outside this server (psql) can have changed the row.
+                guard headLock == .inOneStatement else {
+                    throw PostgresFailure.retryable.error("The row was changed by another program while it was written; try again")
                 }
+                headLock = .first
             }
         }
     }

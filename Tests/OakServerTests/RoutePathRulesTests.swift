@@ -13,4 +13,11 @@ struct RoutePathRulesTests {
             #expect(WebEditController.takesForms(route.path) == isPage, "\(route)")
         }
     }
+
+    @Test("the forms' folders and the pages' files' folder come from the catalogue: /edit/ and /new/, and /assets/")
+    func foldersFromTheCatalogue() {
+        #expect(APIRoute.folders(of: APIRoute.forms) == ["/edit/", "/new/"])
+        #expect(APIRoute.folders(of: APIRoute.assets) == ["/assets/"])
+        #expect(WebEditController.takesForms("/edit/species/no-such-page/at-all"), "a path under a form folder takes a form even where no route matches")
+    }
 }

@@ -41,10 +41,12 @@ struct WebEditController {
         "This form was opened before you last signed in or out (or came from elsewhere), so it was not saved. Your text is kept below: check it and save again."
 
     /// Paths whose POST takes a form (`application/x-www-form-urlencoded`) rather than JSON: signing in and out,
-    /// and the folders of the forms' routes (`APIRoute.speciesForm`, `.newSpeciesForm` and the rest).
+    /// and the folders of the forms' routes (`APIRoute.forms`).
     static func takesForms(_ path: String) -> Bool {
-        path == APIRoute.signIn.path || path == APIRoute.signOut.path || path.hasPrefix("/edit/") || path.hasPrefix("/new/")
+        path == APIRoute.signIn.path || path == APIRoute.signOut.path || formFolders.contains { path.hasPrefix($0) }
     }
+
+    private static let formFolders = APIRoute.folders(of: APIRoute.forms)
 
     static func isForm(_ contentType: String) -> Bool {
         contentType.split(separator: ";").first?.trimmingWhitespace.lowercased() == "application/x-www-form-urlencoded"

@@ -27,11 +27,14 @@ struct RateLimit: Sendable {
         return response
     }
 
+    /// The folder of the pages' files (`APIRoute.assets`), which are not limited.
+    private static let assetFolders = APIRoute.folders(of: APIRoute.assets)
+
     /// Takes a token for a request from its client's bucket of its kind (`read`, `write` or `backup`); nil
     /// for the paths that are not limited (health checks, metrics, the pages' files).
     func take(_ method: HTTPRequest.Method, _ path: String, clientIP: String) -> (kind: String, decision: RateLimiter.Decision)? {
         if path.hasPrefix(APIRoute.health.path) || path.hasPrefix(APIRoute.apiHealth.path) || path == APIRoute.metrics.path
-            || path.hasPrefix("/assets/")
+            || Self.assetFolders.contains(where: { path.hasPrefix($0) })
         {
             return nil
         }

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOHTTP1
 import OakModels
+import Synchronization
 
 /// Answers every error with the `{"error": {...}}` envelope: client mistakes with their status, an
 /// unknown path with 404, a known path with the wrong method with 405 (and `Allow`), anything
@@ -70,18 +71,21 @@ struct ErrorResponses: Sendable {
     static let retryAfterSeconds = "2"
 }
 
-/// The registered routes, to tell a wrong method (405) from an unknown path (404).
-struct RouteIndex: Sendable {
-    private let routes: [(method: String, segments: [Substring])]
+/// The registered routes, to tell a wrong method (405) from an unknown path (404). The middleware that asks is
+/// added to the router before the routes are, so the index learns them once the router holds them all (`learn`),
+/// before the first request.
+final class RouteIndex: Sendable {
+    private let routes = Mutex<[(method: String, segments: [Substring])]>([])
 
-    init(routes: [(method: String, path: String)]) {
-        self.routes = routes.map { ($0.method, $0.path.split(separator: "/")) }
+    func learn(_ routes: [(method: String, path: String)]) {
+        self.routes.withLock { $0 = routes.map { ($0.method, $0.path.split(separator: "/")) } }
     }
 
     /// The methods of the route that serves `path`, sorted. Where patterns overlap (`species/search` and
     /// `species/{name}`), the router takes the one with a literal segment earliest, and so does this.
     func methods(for path: String) -> [String] {
         let segments = path.split(separator: "/")
+        let routes = self.routes.withLock { $0 }
         let matching = routes.filter { route in
             route.segments.count == segments.count
                 && zip(route.segments, segments).allSatisfy { pattern, segment in Self.isParameter(pattern) || pattern == segment }
