@@ -14,10 +14,11 @@ package enum StoreSQL {
     }
 
     /// A note's row, its species' taxonomy and its version (`Note.init(row:)`), from `species_sources ss`, its
-    /// upsert found in the change log as the backend keeps it (`log`).
-    package static func noteSelect(_ log: NoteLog) -> String {
+    /// upsert found in the change log as the backend keeps it (`log`). `leading`: columns a backend reads
+    /// besides, before the others (PostgreSQL's row version).
+    package static func noteSelect(_ log: NoteLog, leading: String? = nil) -> String {
         """
-        SELECT ss.*, e.subgenus, e.section, e.subsection, e.complex, c.seq AS version
+        SELECT \(leading.map { "\($0), " } ?? "")ss.*, e.subgenus, e.section, e.subsection, e.complex, c.seq AS version
         FROM species_sources ss
         JOIN oak_entries e ON e.scientific_name = ss.scientific_name
         LEFT JOIN change_log c ON \(log.upsertJoin)

@@ -64,7 +64,7 @@ extension PostgresStore: NoteRepository {
 
     /// `noteSelect` with the row's version (`xmin`, which every update of the row changes), for a write that
     /// must find the row as it was read (`saveNote(_:_:ifRowVersion:)`).
-    static let noteSelectWithRowVersion = "SELECT ss.xmin::text AS row_version, " + noteSelect.dropFirst("SELECT ".count)
+    static let noteSelectWithRowVersion = StoreSQL.noteSelect(.byKey, leading: "ss.xmin::text AS row_version")
 
     /// Writes a note's row in one statement (`HeadLock.inOneStatement`) if it is still at `rowVersion`, and
     /// returns the note as written; another write of the row since it was read makes the caller run again. The

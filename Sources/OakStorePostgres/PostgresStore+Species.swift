@@ -94,15 +94,10 @@ extension PostgresStore: SpeciesRepository {
     /// The species a name from a request means: the one stored under that exact name, else under another
     /// spelling of it (`Species.storedSpellings`), in that order (as the SQLite store reads it).
     static func fetchSpecies(_ session: PostgresSession, _ name: String) async throws -> Species {
-        Species(row: try await speciesRow(session, name, columns: "*"))
-    }
-
-    /// `columns` of the species a name means (see `fetchSpecies`); 404 when there is none.
-    static func speciesRow(_ session: PostgresSession, _ name: String, columns: String) async throws -> PostgresRandomAccessRow {
-        guard let row = try await session.row(byStoredSpelling(columns), storedSpellings(of: name)) else {
+        guard let row = try await session.row(byStoredSpelling("*"), storedSpellings(of: name)) else {
             throw OakError.notFound("Species", Species.normalizedName(name))
         }
-        return row
+        return Species(row: row)
     }
 
     /// The name a species is stored under (see `fetchSpecies`), or nil when there is none.
