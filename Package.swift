@@ -186,9 +186,27 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
+        // Test-only code, out of the production targets. The helpers every test may use that need no server
+        // (`OakTestBasics`), the sync simulator (`OakSimulation`, run by the sync tests and, in release over many
+        // seeds, by `oak-simulate`: its own product, so scripts/simulate builds only what the simulator needs),
+        // and the helpers that start servers (`OakTestSupport`).
+        .target(name: "OakTestBasics", dependencies: ["OakStore", "OakStoreSQLite", "OakSync"]),
+        .target(
+            name: "OakSimulation",
+            dependencies: [
+                "OakSync", "OakClient", "OakStore", "OakStoreKit", "OakStoreSQLite", "OakModels", "OakTestBasics",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "oak-simulate",
+            dependencies: ["OakSimulation", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .target(
             name: "OakTestSupport",
             dependencies: [
+                "OakTestBasics",
                 "OakServer", "OakStore", "OakStoreKit", "OakStoreSQLite", "OakStorePostgres", "OakClient", "OakSync", "OakModels",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -198,19 +216,21 @@ let package = Package(
             name: "OakCLITests",
             dependencies: [
                 // The binaries are what these tests run; depending on them builds them first.
-                "oak", "oak-bench", "OakStore", "OakStoreSQLite", "OakModels", "OakTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "oak", "oak-bench", "OakStore", "OakStoreSQLite", "OakModels", "OakTestSupport", "OakTestBasics", .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(name: "OakModelsTests", dependencies: ["OakModels"]),
         .testTarget(name: "OakClientTests", dependencies: ["OakClient", "OakModels", "OakTestSupport"]),
         .testTarget(
             name: "OakBenchTests",
-            dependencies: ["OakBench", "OakStore", "OakStoreSQLite", "OakModels", "OakTestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "OakBench", "OakStore", "OakStoreSQLite", "OakModels", "OakTestSupport", "OakTestBasics", .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(
             name: "OakStoreTests",
             dependencies: [
-                "OakStore", "OakStoreKit", "OakStoreSQLite", "OakStorePostgres", "OakModels", "OakTestSupport", "OakSQLite",
+                "OakStore", "OakStoreKit", "OakStoreSQLite", "OakStorePostgres", "OakModels", "OakTestSupport", "OakTestBasics", "OakSQLite",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
@@ -218,7 +238,7 @@ let package = Package(
         .testTarget(
             name: "OakServerTests",
             dependencies: [
-                "OakServer", "OakStore", "OakStoreKit", "OakStoreSQLite", "OakStorePostgres", "OakModels", "OakTestSupport",
+                "OakServer", "OakStore", "OakStoreKit", "OakStoreSQLite", "OakStorePostgres", "OakModels", "OakTestSupport", "OakTestBasics",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -229,12 +249,15 @@ let package = Package(
         ),
         .testTarget(
             name: "OakAppTests",
-            dependencies: ["OakApp", "OakSync", "OakClient", "OakServer", "OakStore", "OakStoreKit", "OakStoreSQLite", "OakModels", "OakTestSupport"]
+            dependencies: [
+                "OakApp", "OakSync", "OakClient", "OakServer", "OakStore", "OakStoreKit", "OakStoreSQLite", "OakModels", "OakTestSupport", "OakTestBasics",
+            ]
         ),
         .testTarget(
             name: "OakSyncTests",
             dependencies: [
-                "OakSync", "OakClient", "OakServer", "OakStore", "OakStoreKit", "OakStoreSQLite", "OakModels", "OakTestSupport",
+                "OakSync", "OakClient", "OakServer", "OakStore", "OakStoreKit", "OakStoreSQLite", "OakModels", "OakTestSupport", "OakTestBasics",
+                "OakSimulation",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,5 +1,4 @@
 import Foundation
-import OakModels
 
 /// The standard sources and the bundled starter dataset (taxa and species): what a new database is seeded with
 /// (`SQLiteStore`, `PostgresStore`) and what the app shows offline before its first sync (`StarterCatalog`).

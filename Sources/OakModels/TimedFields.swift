@@ -127,10 +127,37 @@ public enum FieldTimesJSON {
         return "{" + members.joined(separator: ",") + "}"
     }
 
-    /// The times an object's text names (nil or unreadable text names none).
+    /// The times an object's text names (nil or unreadable text names none). Text in `text(_:)`'s own layout is
+    /// read by hand (every stored note's is: a decoder per row was a visible cost of reading notes); any other
+    /// JSON object of strings is decoded.
     public static func times(_ text: String?) -> [NoteFields.Field: Date] {
-        guard let text, let object = try? JSONDecoder().decode([String: String].self, from: Data(text.utf8)) else { return [:] }
+        guard let text else { return [:] }
+        if let times = timesInOwnLayout(text) { return times }
+        guard let object = try? JSONDecoder().decode([String: String].self, from: Data(text.utf8)) else { return [:] }
         return decode(object)
+    }
+
+    /// `{"name":"time",…}` with no spaces or escapes, as `text(_:)` writes it; nil for anything else.
+    private static func timesInOwnLayout(_ text: String) -> [NoteFields.Field: Date]? {
+        var utf8 = Substring(text).utf8
+        /// The bytes up to the next quote, after an opening quote; nil when there is none or an escape comes first.
+        func quoted() -> Substring? {
+            guard utf8.first == UInt8(ascii: "\""), let end = utf8.dropFirst().firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+            let value = utf8[utf8.index(after: utf8.startIndex)..<end]
+            guard !value.contains(UInt8(ascii: "\\")) else { return nil }
+            utf8 = utf8[utf8.index(after: end)...]
+            return Substring(value)
+        }
+        guard utf8.popFirst() == UInt8(ascii: "{"), utf8.popLast() == UInt8(ascii: "}") else { return nil }
+        var times: [NoteFields.Field: Date] = [:]
+        var first = true
+        while !utf8.isEmpty {
+            if !first, utf8.popFirst() != UInt8(ascii: ",") { return nil }
+            first = false
+            guard let name = quoted(), utf8.popFirst() == UInt8(ascii: ":"), let value = quoted() else { return nil }
+            if let field = NoteFields.Field(rawValue: String(name)), let time = WireTime.parse(String(value)) { times[field] = time }
+        }
+        return times
     }
 
     /// The times of a decoded object, by field.

@@ -1,5 +1,6 @@
 import Foundation
 import OakClient
+import OakTestBasics
 
 /// The network failed before a response arrived.
 public struct NetworkFailure: Error {

@@ -4,6 +4,7 @@ import OakStore
 import OakStoreKit
 import OakStorePostgres
 import OakStoreSQLite
+import OakTestBasics
 
 /// A backup of a test database taken as its operator takes one, restored later as the operator restores it:
 /// on SQLite the server's own backup (SQLite's online backup), copied over the database file; on PostgreSQL `pg_dump`,

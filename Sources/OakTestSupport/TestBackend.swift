@@ -5,6 +5,7 @@ import OakStore
 import OakStoreKit
 import OakStorePostgres
 import OakStoreSQLite
+import OakTestBasics
 
 /// The store backends tests run on. SQLite always; PostgreSQL when `OAK_TEST_DATABASE_URL` names a server
 /// the tests may create databases on (`scripts/with-postgres` starts a private one and sets it).

@@ -3,6 +3,7 @@ import OakApp
 import OakModels
 import OakStore
 import OakSync
+import OakTestBasics
 import OakTestSupport
 import Testing
 

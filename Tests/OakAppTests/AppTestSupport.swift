@@ -3,6 +3,7 @@ import OakApp
 import OakClient
 import OakModels
 import OakSync
+import OakTestBasics
 import OakTestSupport
 import Testing
 

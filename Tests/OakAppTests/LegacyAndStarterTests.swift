@@ -5,6 +5,7 @@ import OakStore
 import OakStoreKit
 import OakStoreSQLite
 import OakSync
+import OakTestBasics
 import OakTestSupport
 import Testing
 

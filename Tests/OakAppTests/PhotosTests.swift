@@ -2,6 +2,7 @@ import Foundation
 import OakApp
 import OakModels
 import OakSync
+import OakTestBasics
 import OakTestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import GRDB
 import OakBench
 import OakModels
 import OakStore
+import OakTestBasics
 import OakTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import OakModels
+import OakTestBasics
 import OakTestSupport
 import Testing
 

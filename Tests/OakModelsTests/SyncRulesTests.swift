@@ -103,4 +103,19 @@ struct SyncRulesTests {
         let onTombstone = SyncRules.made(slow, on: nil, deletedAt: at(100))
         #expect(SyncRules.afterDelete(at: at(100), of: onTombstone)?.fields == NoteFields(leaf: "A"))
     }
+
+    @Test("stored field times read back as written, by hand in their own layout; another program's JSON still reads, and garbage names none")
+    func fieldTimesText() throws {
+        let times: [NoteFields.Field: Date] = [.leaf: at(1.5), .acorn: at(-86_400.25), .form: at(0)]
+        let text = try #require(FieldTimesJSON.text(times))
+        #expect(text.hasPrefix(#"{"leaf":""#) && !text.contains(" "))
+        #expect(FieldTimesJSON.times(text) == times)
+        #expect(FieldTimesJSON.times(FieldTimesJSON.text([.bark: at(2)])) == [.bark: at(2)])
+        // As another program writes it: spaces, escapes, fields we do not know, whole seconds.
+        let other = #"{ "leaf" : "\#(WireTime.formatPrecise(at(1.5)))", "colour": "2026-01-01T00:00:00Z", "ac\u006frn": "\#(WireTime.format(at(3)))" }"#
+        #expect(FieldTimesJSON.times(other) == [.leaf: at(1.5), .acorn: at(3)])
+        for garbage in [nil, "", "{", "}", "{}x", #"{"leaf":"soon"}"#, #"{"leaf":1}"#, #"{"leaf""2026-01-01T00:00:00Z"}"#, "[]"] {
+            #expect(FieldTimesJSON.times(garbage).isEmpty, "\(garbage ?? "nil")")
+        }
+    }
 }

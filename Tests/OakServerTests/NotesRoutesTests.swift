@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HummingbirdTesting
 import OakModels
+import OakTestBasics
 import OakTestSupport
 import Testing
 

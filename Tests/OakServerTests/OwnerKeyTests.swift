@@ -1,5 +1,6 @@
 import Foundation
 import OakServer
+import OakTestBasics
 import OakTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import OakModels
+import OakTestBasics
 import OakTestSupport
 import Testing
 

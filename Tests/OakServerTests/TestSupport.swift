@@ -9,6 +9,7 @@ import OakStore
 import OakStoreKit
 import OakStorePostgres
 import OakStoreSQLite
+import OakTestBasics
 import OakTestSupport
 import Testing
 

@@ -4,6 +4,7 @@ import NIOCore
 import OakModels
 import OakStore
 import OakStoreKit
+import OakTestBasics
 import OakTestSupport
 import Synchronization
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OakModels
 import OakStore
+import OakTestBasics
 import OakTestSupport
 import Testing
 

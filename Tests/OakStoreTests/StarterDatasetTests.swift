@@ -1,6 +1,7 @@
 import Foundation
 import OakModels
 import OakStore
+import OakTestBasics
 import OakTestSupport
 import Testing
 

@@ -5,6 +5,7 @@ import OakStore
 import OakStoreKit
 import OakStorePostgres
 import OakStoreSQLite
+import OakTestBasics
 import OakTestSupport
 import PostgresNIO
 import Testing

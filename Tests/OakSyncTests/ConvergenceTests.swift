@@ -2,6 +2,7 @@ import Foundation
 import OakClient
 import OakModels
 import OakSync
+import OakTestBasics
 import OakTestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import OakSync
+import OakTestBasics
 import OakTestSupport
 import Testing
 

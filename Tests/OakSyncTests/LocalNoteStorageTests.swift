@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OakModels
+import OakTestBasics
 import OakTestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import GRDB
 import OakClient
 import OakModels
 import OakStore
+import OakTestBasics
 import OakTestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import GRDB
 import OakClient
 import OakModels
 import OakSync
+import OakTestBasics
 import OakTestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import OakClient
 import OakModels
 import OakStore
 import OakSync
+import OakTestBasics
 import OakTestSupport
 import Testing
 

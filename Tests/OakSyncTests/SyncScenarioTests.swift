@@ -4,6 +4,7 @@ import OakModels
 import OakStore
 import OakStoreSQLite
 import OakSync
+import OakTestBasics
 import OakTestSupport
 import Testing
 

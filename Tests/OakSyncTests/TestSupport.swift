@@ -6,6 +6,7 @@ import OakModels
 import OakServer
 import OakStore
 import OakSync
+import OakTestBasics
 import OakTestSupport
 import Testing
 

@@ -5,7 +5,7 @@ import OakStore
 import OakStoreKit
 import OakStoreSQLite
 import OakSync
-import OakTestSupport
+import OakTestBasics
 
 /// One run of the sync simulator, in the spirit of FoundationDB's simulation tests and TigerBeetle's VOPR: three
 /// devices (the real `SyncEngine` over in-memory `LocalStore`s) and a real SQLite store, joined by a network
@@ -15,7 +15,7 @@ import OakTestSupport
 /// skew (up to ±10 minutes), when devices go offline, and when the server is backed up and restored. Then the
 /// network heals, every device syncs until nothing is left, and the oracle (`SyncOracle`) checks the server and
 /// every device against the written rule.
-struct SyncSimulation {
+public struct SyncSimulation {
     static let deviceCount = 3
     static let species = ["alba", "rubra", "ilex"]
     static let words = ["lobed", "entire", "grey", "scaly", "striped", "tall", "tiny"]
@@ -45,14 +45,14 @@ struct SyncSimulation {
 
     /// The databases each run starts from, kept between runs: servers holding what the template file holds (migrated,
     /// with the standard sources and the simulation's species), and devices' stores, migrated and empty.
-    struct Templates: Sendable {
-        let directory: URL
+    public struct Templates: Sendable {
+        public let directory: URL
         let server: ServerTemplate
         let servers: SimulatedServers
         let devices: DeviceStores
     }
 
-    static func makeTemplates() async throws -> Templates {
+    public static func makeTemplates() async throws -> Templates {
         let directory = temporaryDirectory("oak-sim-template")
         let path = directory.appendingPathComponent("server.db").path
         let store = try SQLiteStore(path: path, seedStarterData: false)

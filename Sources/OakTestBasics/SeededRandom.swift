@@ -1,7 +1,7 @@
 import Foundation
 
 /// A small deterministic random generator (SplitMix64), so a failing randomized test can be replayed from
-/// its seed. Shared by the server's sync model test and the client's convergence test.
+/// its seed. Shared by the server's sync model test, the client's convergence test and the sync simulator.
 public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
