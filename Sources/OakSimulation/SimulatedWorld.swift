@@ -138,10 +138,12 @@ final class DeviceStores: @unchecked Sendable {
     /// Empties the stores of a finished run and keeps them for the next.
     func giveBack(_ stores: [LocalStore]) async throws {
         for store in stores {
+            // Through statements the connection keeps: compiling them anew for every run was a visible cost.
             try await store.writer.write { db in
                 let tables = try String.fetchAll(
-                    db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations'")
-                for table in tables { try db.execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier)") }
+                    db,
+                    cachedSQL: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations'")
+                for table in tables { try db.cachedStatement(sql: "DELETE FROM \(table.quotedDatabaseIdentifier)").execute() }
             }
         }
         lock.withLock { idle += stores }

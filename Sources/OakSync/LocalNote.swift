@@ -176,6 +176,14 @@ extension LocalNote {
         try fetchOne(db.cachedStatement(sql: "SELECT * FROM notes WHERE id = ?"), arguments: [id])
     }
 
+    /// The notes with these ids (those the device holds), through a statement the connection keeps per count of
+    /// ids (a push batch's: a few sizes at most).
+    static func fetchAll(_ db: Database, ids: [UUID]) throws -> [LocalNote] {
+        guard !ids.isEmpty else { return [] }
+        let sql = "SELECT * FROM notes WHERE id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ",")))"
+        return try fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(ids))
+    }
+
     /// The note of a species and source, if the device holds one (deleted here or not).
     static func fetchOne(_ db: Database, species name: String, sourceId: Int) throws -> LocalNote? {
         try fetchOne(db.cachedStatement(sql: "SELECT * FROM notes WHERE scientific_name = ? AND source_id = ?"), arguments: [name, sourceId])

@@ -23,7 +23,7 @@ struct Reconciler: Sendable {
     /// The current state of those notes that are still pushable.
     func pushable(_ ids: [UUID]) async throws -> [LocalNote] {
         try store.read { db in
-            try LocalNote.fetchAll(db, keys: ids).filter { $0.syncStatus != .synced && $0.lastError == nil && $0.sourceId > 0 }
+            try LocalNote.fetchAll(db, ids: ids).filter { $0.syncStatus != .synced && $0.lastError == nil && $0.sourceId > 0 }
         }
     }
 
@@ -101,7 +101,7 @@ struct Reconciler: Sendable {
         let present = seen.union(setAside.map { "\($0.entity)/\($0.key)" })
         try await store.writer.write { db in
             var absent: [UUID] = []
-            let synced = try UUID.fetchCursor(db, sql: "SELECT id FROM notes WHERE sync_status = 'synced'")
+            let synced = try UUID.fetchCursor(db.cachedStatement(sql: "SELECT id FROM notes WHERE sync_status = 'synced'"))
             while let id = try synced.next() {
                 if !present.contains("notes/\(id.wireString)") { absent.append(id) }
             }
@@ -262,7 +262,8 @@ struct NoteIndex {
                 """
             var arguments = StatementArguments(chunk.map(\.id))
             for note in chunk { arguments += [note.scientificName, note.sourceId] }
-            let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            // Kept by the connection, one statement per chunk size (at most 300): a pull compiled it for every page.
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
             while let row = try rows.next() {
                 notes[row[0]] = Entry(serverVersion: row[3], synced: (row[4] as String) == NoteSyncStatus.synced.rawValue)
                 keys.insert(Key(name: row[1], sourceId: row[2]))
