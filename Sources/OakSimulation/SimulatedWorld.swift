@@ -175,6 +175,9 @@ struct ServerTemplate: Sendable {
     static let triggerWritten: Set<String> = ["change_log", "sync_state", "sqlite_sequence"]
 
     let path: String
+    /// Each table after those its foreign keys name, so that rows can be emptied (in reverse) and written again
+    /// (in order) with the keys checked as always: deferring them (`PRAGMA defer_foreign_keys`) would expire every
+    /// statement the server's connection keeps, and each run would compile them all again.
     let tables: [Table]
 
     init(path: String) throws {
@@ -187,7 +190,14 @@ struct ServerTemplate: Sendable {
                 sql:
                     "SELECT name FROM sqlite_master WHERE type = 'table' AND (name = 'sqlite_sequence' OR name NOT LIKE 'sqlite_%') AND name != 'grdb_migrations' ORDER BY name"
             )
-            return try names.map { name in
+            var ordered: [String] = []
+            func place(_ name: String) throws {
+                guard !ordered.contains(name) else { return }
+                for key in try db.foreignKeys(on: name) where key.destinationTable != name { try place(key.destinationTable) }
+                ordered.append(name)
+            }
+            for name in names { try place(name) }
+            return try ordered.map { name in
                 let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(name.quotedDatabaseIdentifier) ORDER BY rowid")
                 return Table(name: name, columns: try db.columns(in: name).map(\.name), rows: rows.map { row in row.databaseValues.map { $0 } })
             }
@@ -198,8 +208,7 @@ struct ServerTemplate: Sendable {
     /// every table emptied, the template's rows written again, and then those the triggers wrote meanwhile replaced
     /// by the template's own.
     func restore(_ db: Database) throws {
-        try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
-        for table in tables { try table.empty(db) }
+        for table in tables.reversed() { try table.empty(db) }
         for table in tables where !Self.triggerWritten.contains(table.name) { try table.insert(db) }
         for table in tables where Self.triggerWritten.contains(table.name) {
             try table.empty(db)
