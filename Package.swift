@@ -216,7 +216,8 @@ let package = Package(
             name: "OakCLITests",
             dependencies: [
                 // The binaries are what these tests run; depending on them builds them first.
-                "oak", "oak-bench", "OakStore", "OakStoreSQLite", "OakModels", "OakTestSupport", "OakTestBasics", .product(name: "GRDB", package: "GRDB.swift"),
+                "oak", "oak-bench", "oak-simulate", "OakStore", "OakStoreSQLite", "OakModels", "OakTestSupport", "OakTestBasics",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(name: "OakModelsTests", dependencies: ["OakModels"]),

@@ -11,7 +11,7 @@ struct OakBinary {
         get throws { try url(of: "oak") }
     }
 
-    /// An executable of the package (`oak`, `oak-bench`) beside the test bundle.
+    /// An executable of the package (`oak`, `oak-bench`, `oak-simulate`) beside the test bundle.
     static func url(of name: String) throws -> URL {
         let products = Bundle.main.bundleURL.deletingLastPathComponent()
         let candidates = [products, Bundle.main.bundleURL].map { $0.appendingPathComponent(name) }

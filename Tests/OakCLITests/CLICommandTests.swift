@@ -4,7 +4,7 @@ import OakStore
 import OakStoreSQLite
 import Testing
 
-@Suite("oak token, oak backup and oak-bench through the binaries")
+@Suite("oak token, oak backup, oak-bench and oak-simulate through the binaries")
 struct CLICommandTests {
     @Test("oak token create stores a hashed token with its abilities; list and revoke work on it")
     func tokenLifecycle() async throws {
@@ -74,6 +74,23 @@ struct CLICommandTests {
         #expect(refused.status == 64)
         #expect(refused.error.contains("--db"))
         #expect(try await value(path, "SELECT COUNT(*) FROM oak_entries") == before)
+    }
+
+    @Test("oak-simulate runs a printed range of seeds and one seed alone, exit 0; a number that is not one is a usage error naming where it came from")
+    func simulatorRunner() async throws {
+        let home = temporaryHome()
+        let range = try await OakBinary.run(["--seeds", "3", "--first-seed", "40"], home: home, timeout: .seconds(120), binary: "oak-simulate")
+        #expect(range.status == 0, "\(range.error)")
+        #expect(range.output.hasPrefix("Sync simulator: 3 seeds from 40 (--first-seed 40 runs them again)\n"))
+        #expect(range.output.contains("3 seeds kept the sync rule"))
+        let one = try await OakBinary.run(["--steps", "5"], home: home, environment: ["OAK_SIM_SEED": "41"], timeout: .seconds(60), binary: "oak-simulate")
+        #expect(one.status == 0, "\(one.error)")
+        #expect(one.output.hasPrefix("The seed kept the sync rule"))
+        for (arguments, environment, named) in [(["--seeds", "many"], [:], "--seeds"), ([], ["OAK_SIM_FIRST_SEED": "x"], "OAK_SIM_FIRST_SEED")] {
+            let refused = try await OakBinary.run(arguments, home: home, environment: environment, binary: "oak-simulate")
+            #expect(refused.status == 64)
+            #expect(refused.error.contains(named) && refused.output.isEmpty)
+        }
     }
 
     @Test("oak backup writes a restorable snapshot and keeps the newest N")
