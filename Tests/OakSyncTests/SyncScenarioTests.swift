@@ -298,7 +298,7 @@ struct SyncScenarioTests {
             let device = try Device(server: server, clock: clock, path: devicePath)
             let before = try await device.repository.create(scientificName: names[0], fields: NoteFields(leaf: "before the backup"))
             await device.engine.sync()
-            let backup = try await #require(server.store as? any BackupRepository).backup(into: backups.path, keep: 5)
+            let backup = try await #require(server.store.backups).backup(into: backups.path, keep: 5)
             let after = try await device.repository.create(scientificName: names[1], fields: NoteFields(leaf: "after the backup"))
             // An edit a few milliseconds after the note's creation: sync carries times to the millisecond both ways,
             // so the restored server, which holds the note as created, still takes the edit sent again.
