@@ -10,6 +10,13 @@ import PostgresNIO
 package struct PostgresSession: @unchecked Sendable {
     let connection: PostgresConnection
     let logger: Logger
+    /// The statements sent and not yet answered (`send`).
+    private let sent = SentStatements()
+
+    init(connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
 
     /// A statement for the connection.
     private func query(_ sql: String, _ values: [StoredValue]) -> PostgresQuery {
@@ -27,7 +34,38 @@ package struct PostgresSession: @unchecked Sendable {
     /// Runs a statement and returns the number of rows it changed.
     @discardableResult
     package func execute(_ sql: String, _ values: [StoredValue] = []) async throws -> Int {
-        try await answer(connection.query(query(sql, values), logger: logger)).metadata.rows ?? 0
+        try await result(sql, values).metadata.rows ?? 0
+    }
+
+    /// Sends a statement without waiting for its answer, for a statement whose answer nothing needs before the
+    /// next one: the connection runs statements in the order they are sent, and PostgresNIO hands over the next
+    /// as soon as the one before is answered, so the statements sent and the next one waited for cost one wait
+    /// instead of one each. The next statement waited for fails with the first failure among them; in a
+    /// transaction a failed statement aborts it, and the statements after it change nothing.
+    func send(_ sql: String, _ values: [StoredValue] = []) {
+        sent.futures.append(statement(query(sql, values)))
+    }
+
+    /// Sends a statement (`send`) whose parameters are lists of text, bound as `text[]` in PostgreSQL's binary
+    /// format: long texts (a push's receipts) go as they are, with nothing to escape into JSON and parse back.
+    func send(_ sql: String, textLists: [[String]]) {
+        var binds = PostgresBindings(capacity: textLists.count)
+        for list in textLists { binds.append(list) }
+        sent.futures.append(statement(PostgresQuery(unsafeSQL: sql, binds: binds)))
+    }
+
+    /// A statement's answer, sent after the statements sent before it, which must succeed first.
+    private func result(_ sql: String, _ values: [StoredValue]) async throws -> PostgresQueryResult {
+        let future = statement(query(sql, values))
+        let earlier = sent.futures
+        sent.futures.removeAll()
+        for statement in earlier { _ = try await answer(statement) }
+        return try await answer(future)
+    }
+
+    /// Hands a statement to the connection.
+    private func statement(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
+        connection.query(query, logger: logger)
     }
 
     /// A statement's answer, or `unavailable` when the connection closes first (`ConnectionWatch`).
@@ -72,7 +110,7 @@ package struct PostgresSession: @unchecked Sendable {
 
     /// Every row of a query.
     package func rows(_ sql: String, _ values: [StoredValue] = []) async throws -> [PostgresRandomAccessRow] {
-        try await answer(connection.query(query(sql, values), logger: logger)).rows.map { $0.makeRandomAccess() }
+        try await result(sql, values).rows.map { $0.makeRandomAccess() }
     }
 
     /// The first row of a query, if any.
@@ -105,8 +143,9 @@ package struct PostgresSession: @unchecked Sendable {
     }
 
     /// Runs `body` in a transaction opened with `begin`: committed when it returns, rolled back when it throws.
+    /// `begin` is sent with the body's first statement (`send`).
     func transaction<T>(_ begin: String, _ body: () async throws -> T) async throws -> T {
-        try await execute(begin)
+        send(begin)
         do {
             let value = try await body()
             try await execute("COMMIT")
@@ -139,6 +178,12 @@ package struct PostgresSession: @unchecked Sendable {
         let assignments = columns.enumerated().map { "\"\($1)\" = $\(arguments.count + $0 + 1)" }.joined(separator: ", ")
         try await execute("UPDATE \(table) SET \(assignments) WHERE \(condition)", arguments + columns.map { values[$0] ?? .null })
     }
+}
+
+/// The statements a session sent whose answers no one waited for yet, in the order sent. A session is used by one
+/// task at a time.
+private final class SentStatements: @unchecked Sendable {
+    var futures: [EventLoopFuture<PostgresQueryResult>] = []
 }
 
 /// The columns of a PostgreSQL row as the shared JSON writers read them. Values arrive in the binary format:

@@ -40,16 +40,15 @@ extension PostgresStore: SyncRepository {
                 let marks = try await Self.historyMarks(session)
                 history = try PullWindow.sameHistory(cursor, database: marks.database, head: marks.head, field: "cursor").database
             }
-            // Each statement is a round trip: what every change of the batch needs is read in three queries.
-            var batch = try await Self.pushBatch(session, changes, history: history)
-            var slots = try await PushNoteSlots.read(session, for: &batch)
+            // Each statement is a round trip: what every change of the batch needs is read in one query.
+            var (batch, slots) = try await Self.pushBatch(session, changes, history: history)
             var inserts = PushNoteInserts()
             for (index, change) in changes.enumerated() {
                 if batch.awaitsAnswer(for: change.id) { try await Self.answerStored(session, &batch, &inserts) }
                 try await Self.applyOnce(session, index, now: now, batch: &batch, slots: &slots, inserts: &inserts)
             }
             try await Self.answerStored(session, &batch, &inserts)
-            try await Self.saveReceipts(session, batch)
+            Self.saveReceipts(session, batch)
             return batch.responseBody()
         }
     }
@@ -194,37 +193,46 @@ extension PostgresStore: SyncRepository {
         batch.answerAwaited(key: key, encoded: json.withBytes { Data($0) })
     }
 
-    /// Reads a push batch's receipts, and the stored notes and tombstones of the ids it names, in one query (see
-    /// `PushBatch`; its species are read with its slots, `PushNoteSlots`).
-    static func pushBatch(_ session: PostgresSession, _ changes: [PushChange], history: String?) async throws -> PushBatch {
+    /// Reads a push batch's receipts, the stored notes and tombstones of the ids it names (see `PushBatch`), and
+    /// its species and slots (`PushNoteSlots`), in one query.
+    static func pushBatch(_ session: PostgresSession, _ changes: [PushChange], history: String?) async throws -> (PushBatch, PushNoteSlots) {
         var batch = PushBatch(changes, history: history)
+        var slots = PushNoteSlots()
         let pairs = zip(changes, batch.digests).map { [$0.id.wireString, $1] }
-        for row in try await session.rows(Self.batchState, [.text(ColumnCoding.json(pairs))]) {
+        for row in try await session.rows(Self.batchState, [.text(ColumnCoding.json(pairs))] + PushNoteSlots.parameters(of: batch)) {
             if row.text("digest") != nil { batch.addReceipt(row) }
             if row.text("uuid") != nil { batch.addNote(Note(row: row)) }
             if row.text("entity_key") != nil { batch.addTombstone(row) }
+            slots.take(row, into: &batch)
         }
-        return batch
+        return (batch, slots)
     }
 
     /// For each `[id, digest]` pair of the JSON array `$1`: the digest's receipt (`digest`, `result`), the id's note
-    /// (`noteSelect`'s columns) or its tombstone (`entity_key`, `seq`, `deleted_at`), those it has, in one round trip.
+    /// (`noteSelect`'s columns) or its tombstone (`entity_key`, `seq`, `deleted_at`), those it has; and the rows
+    /// of `PushNoteSlots.query` over `$2`–`$4`. The two sides of the `FULL JOIN … ON FALSE` never meet: each row
+    /// is one side's, with the other's columns NULL.
     private static let batchState = """
-        SELECT r.digest, r.result, n.*, t.entity_key, t.seq, t.deleted_at
-        FROM (SELECT value->>0 AS id, value->>1 AS digest FROM jsonb_array_elements($1::jsonb)) k
-        LEFT JOIN LATERAL (\(PushBatch.receiptsQuery(elements: "k.digest"))) r ON TRUE
-        LEFT JOIN LATERAL (\(noteSelect) WHERE ss.uuid = k.id) n ON TRUE
-        LEFT JOIN LATERAL (\(PushBatch.tombstonesQuery(elements: "k.id", .byKey))) t ON TRUE
-        WHERE r.digest IS NOT NULL OR n.uuid IS NOT NULL OR t.entity_key IS NOT NULL
+        SELECT * FROM (
+            SELECT r.digest, r.result, n.*, t.entity_key, t.seq, t.deleted_at
+            FROM (SELECT value->>0 AS id, value->>1 AS digest FROM jsonb_array_elements($1::jsonb)) k
+            LEFT JOIN LATERAL (\(PushBatch.receiptsQuery(elements: "k.digest"))) r ON TRUE
+            LEFT JOIN LATERAL (\(noteSelect) WHERE ss.uuid = k.id) n ON TRUE
+            LEFT JOIN LATERAL (\(PushBatch.tombstonesQuery(elements: "k.id", .byKey))) t ON TRUE
+            WHERE r.digest IS NOT NULL OR n.uuid IS NOT NULL OR t.entity_key IS NOT NULL
+        ) changes
+        FULL JOIN (\(PushNoteSlots.query)) slots ON FALSE
         """
 
-    /// Writes a batch's receipts in one statement, stamped by the database's clock as tombstones are (compaction
-    /// removes both by one horizon).
-    static func saveReceipts(_ session: PostgresSession, _ batch: PushBatch) async throws {
+    /// Sends a batch's receipts in one statement, stamped by the database's clock as tombstones are (compaction
+    /// removes both by one horizon); the push's commit, sent after it, reports its failure (`PostgresSession.send`).
+    static func saveReceipts(_ session: PostgresSession, _ batch: PushBatch) {
         guard !batch.newReceipts.isEmpty else { return }
-        try await session.execute(
-            "INSERT INTO sync_receipts(digest, result, created_at) SELECT value->>0, value->>1, \(PostgresSchema.now) FROM jsonb_array_elements($1::jsonb)",
-            [.text(ColumnCoding.json(batch.newReceipts))])
+        session.send(
+            """
+            INSERT INTO sync_receipts(digest, result, created_at)
+            SELECT digest, result, \(PostgresSchema.now) FROM unnest($1::text[], $2::text[]) AS receipt(digest, result)
+            """, textLists: [batch.newReceipts.map { $0[0] }, batch.newReceipts.map { $0[1] }])
     }
 
     /// Carries out the shared push rule (`PushPlan`) for one change, given the note as stored (`current`) or

@@ -170,7 +170,8 @@ public final class PostgresStore: Sendable {
                 guard headLock != .inOneStatement else { return try await session(writing: true, transaction: nil, updates) }
                 let lockingHeadFirst = headLock == .first
                 return try await session(writing: true, transaction: "BEGIN") { session in
-                    if lockingHeadFirst { try await session.execute("SELECT seq FROM change_log_head FOR UPDATE") }
+                    // Sent with the first statement of `updates`, which runs once the lock is held.
+                    if lockingHeadFirst { session.send("SELECT seq FROM change_log_head FOR UPDATE") }
                     return try await updates(session)
                 }
             } catch let error where PostgresFailure(answered: error) == .retryable {

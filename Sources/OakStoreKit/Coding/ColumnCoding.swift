@@ -61,7 +61,7 @@ package enum ColumnCoding {
         return output.withBytes { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// JSON text for a list of lists of strings (a push's `[digest, result]` receipts, about a kilobyte each).
+    /// JSON text for a list of lists of strings (a push's `[id, digest]` pairs, its `[species, source]` slots).
     package static func json(_ lists: [[String]]) -> String {
         var output = JSONOutput(capacity: 16 + lists.count * 1024)
         output.raw("[")

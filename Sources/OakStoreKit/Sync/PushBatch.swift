@@ -88,13 +88,23 @@ package struct PushBatch: Sendable {
 
     /// Takes a row of `speciesQuery`.
     package mutating func addSpecies(_ row: some StoredRow) {
-        if let name = row.text("scientific_name") { species.insert(name) }
+        if let name = row.text("scientific_name") { addSpecies(named: name) }
+    }
+
+    /// Takes a species that exists, by the name it is stored under.
+    package mutating func addSpecies(named name: String) {
+        species.insert(name)
+    }
+
+    /// The names a species a change of the batch names may be stored under (`Species.storedSpellings`).
+    package func storedSpellings(of name: String) -> [String] {
+        spellings[name] ?? Species.storedSpellings(of: name)
     }
 
     /// The name a species a change of the batch names is stored under, or nil when there is none: the first
     /// of its stored spellings that is stored (as the backends' `existingName` looks a name up).
     package func existingSpeciesName(_ name: String) -> String? {
-        (spellings[name] ?? Species.storedSpellings(of: name)).first(where: species.contains)
+        storedSpellings(of: name).first(where: species.contains)
     }
 
     /// The name a note's species is kept under for comparison with a stored note: the existing species' name,
