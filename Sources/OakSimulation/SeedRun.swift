@@ -30,17 +30,18 @@ extension SyncSimulation {
     /// A seed's run, or a failure when it does not end within a minute (a sync that never settles is a failure
     /// to report with its seed, not a hung run).
     static func runBounded(_ seed: UInt64, steps: Int?, templates: Templates) async throws -> String? {
+        let simulation = SyncSimulation(seed: seed, steps: steps)
         let answer = FirstAnswer()
         return try await withCheckedThrowingContinuation { continuation in
             answer.set(continuation)
             let timeout = Task {
                 try await Task.sleep(for: .seconds(60))
-                answer.give(.success("seed \(seed) did not end within a minute\nreplay: scripts/simulate --seed \(seed)"))
+                answer.give(.success("seed \(seed) did not end within a minute\nreplay: \(simulation.replay)"))
             }
             // Unstructured: a run stuck on a request nobody answers cannot be cancelled, and is left behind. A run
             // that ends cancels its timeout (thousands of sleeping timers would otherwise pile up over a long run).
             Task {
-                answer.give(await Result { try await SyncSimulation(seed: seed, steps: steps).run(templates: templates) })
+                answer.give(await Result { try await simulation.run(templates: templates) })
                 timeout.cancel()
             }
         }

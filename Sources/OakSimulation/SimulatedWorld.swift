@@ -165,7 +165,7 @@ struct ServerTemplate: Sendable {
         func insert(_ db: Database) throws {
             let sql =
                 "INSERT INTO \(name.quotedDatabaseIdentifier) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))"
-                + " VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+                + " VALUES (\(databaseQuestionMarks(count: columns.count)))"
             let statement = try db.cachedStatement(sql: sql)
             for row in rows { try statement.execute(arguments: StatementArguments(row)) }
         }

@@ -15,7 +15,7 @@ import OakTestBasics
 /// skew (up to ±10 minutes), when devices go offline, and when the server is backed up and restored. Then the
 /// network heals, every device syncs until nothing is left, and the oracle (`SyncOracle`) checks the server and
 /// every device against the written rule.
-public struct SyncSimulation {
+public struct SyncSimulation: Sendable {
     static let deviceCount = 3
     static let species = ["alba", "rubra", "ilex"]
     static let words = ["lobed", "entire", "grey", "scaly", "striped", "tall", "tiny"]

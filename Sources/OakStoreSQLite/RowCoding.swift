@@ -43,7 +43,7 @@ extension Database {
 
     /// SQL inserting one row of the given columns, in their order, as `?` arguments.
     package static func insertSQL(into table: String, _ columns: [String]) -> String {
-        "INSERT INTO \(table) (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        "INSERT INTO \(table) (\(columns.map { "\"\($0)\"" }.joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))"
     }
 
     /// Updates the rows matching `condition` with column values.

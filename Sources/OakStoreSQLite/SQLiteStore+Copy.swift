@@ -38,7 +38,7 @@ extension SQLiteStore: CopyEndpoint {
             for table in CopiedTable.all {
                 // Inserting the data logged it again: the change log and sync state are the source's own.
                 try db.execute(sql: "DELETE FROM \(table.name)")
-                let placeholders = Array(repeating: "?", count: table.columns.count).joined(separator: ", ")
+                let placeholders = databaseQuestionMarks(count: table.columns.count)
                 let statement = try db.makeStatement(sql: "INSERT INTO \(table.name) (\(table.selectList)) VALUES (\(placeholders))")
                 for row in rows[table.name] ?? [] {
                     try statement.execute(arguments: StatementArguments(row))

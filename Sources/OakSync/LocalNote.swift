@@ -180,7 +180,7 @@ extension LocalNote {
     /// ids (a push batch's: a few sizes at most).
     static func fetchAll(_ db: Database, ids: [UUID]) throws -> [LocalNote] {
         guard !ids.isEmpty else { return [] }
-        let sql = "SELECT * FROM notes WHERE id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ",")))"
+        let sql = "SELECT * FROM notes WHERE id IN (\(databaseQuestionMarks(count: ids.count)))"
         return try fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(ids))
     }
 

@@ -254,7 +254,7 @@ struct NoteIndex {
             let chunk = incoming[start..<min(start + 300, incoming.count)]
             let sql = """
                 SELECT id, scientific_name, source_id, server_version, sync_status FROM notes
-                WHERE id IN (\(Array(repeating: "?", count: chunk.count).joined(separator: ",")))
+                WHERE id IN (\(databaseQuestionMarks(count: chunk.count)))
                 UNION
                 SELECT n.id, n.scientific_name, n.source_id, n.server_version, n.sync_status
                 FROM (VALUES \(Array(repeating: "(?,?)", count: chunk.count).joined(separator: ","))) AS k
@@ -274,7 +274,7 @@ struct NoteIndex {
 
 extension LocalNote {
     private static let insertSQL =
-        "INTO notes (\(columnNames.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columnNames.count).joined(separator: ", ")))"
+        "INTO notes (\(columnNames.joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columnNames.count)))"
 
     /// Inserts the note, or replaces the row with its id, from a statement prepared once per connection
     /// (a pull writes thousands of notes; GRDB's record insert built each statement anew).
