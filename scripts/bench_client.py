@@ -248,6 +248,10 @@ def markdown(results):
                   "| Measure | PostgreSQL | SQLite | PostgreSQL ÷ SQLite |", "|---|---:|---:|---:|"]
         for name, r in postgres.items():
             lines.append(f"| {r['label']} | {r['postgres']} | {r['sqlite']} | {r['ratio']:.2f} |")
+        if any(r["label"].endswith(PAIRED_MARK) for r in postgres.values()):
+            lines += ["", f"{PAIRED_MARK.strip()} Both servers running side by side, measured in four slices, SQLite, PostgreSQL, PostgreSQL, "
+                      "SQLite, so that a drift in the machine's speed weighs on both sides of the ratio; the SQLite server is the one "
+                      "above started again on its file after its own runs."]
     return "\n".join(lines)
 
 
@@ -256,7 +260,7 @@ def report(args):
     raw = [json.loads(line) for line in open(args.raw) if line.strip()]
     by_name = {r["name"]: r for r in raw}
     baseline = by_name["baseline"]["wrk"]["rps"]
-    failures = [r["name"] for r in raw for key in ("wrk", "baseline_wrk")
+    failures = [r["name"] for r in raw for key in ("wrk", "baseline_wrk", "sqlite_wrk")
                 if key in r and (r[key]["socket_errors"] or r[key]["http_errors"] or not r[key]["requests"])]
     # A paired measure's ratio is to the baseline measured around it (scripts/bench, `paired`).
     endpoints = {
@@ -275,8 +279,10 @@ def report(args):
         if sqlite is None:
             continue
         if "wrk" in r:
-            postgres[r["name"]] = {"label": r["label"] + " (req/s)", "postgres": f"{r['wrk']['rps']:,.0f}",
-                                   "sqlite": f"{sqlite['wrk']['rps']:,.0f}", "ratio": r["wrk"]["rps"] / sqlite["wrk"]["rps"]}
+            # Against the SQLite slices measured around PostgreSQL's (scripts/bench, `versus`) where there are some.
+            beside = r.get("sqlite_wrk", sqlite["wrk"])
+            postgres[r["name"]] = {"label": r["label"] + " (req/s)" + (PAIRED_MARK if "sqlite_wrk" in r else ""),
+                                   "postgres": f"{r['wrk']['rps']:,.0f}", "sqlite": f"{beside['rps']:,.0f}", "ratio": r["wrk"]["rps"] / beside["rps"]}
         else:
             postgres[r["name"]] = {"label": r["label"] + " (median ms)", "postgres": f"{r['median_ms']:.1f}",
                                    "sqlite": f"{sqlite['median_ms']:.1f}", "ratio": r["median_ms"] / sqlite["median_ms"]}
