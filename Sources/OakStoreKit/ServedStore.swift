@@ -46,6 +46,9 @@ public protocol ServedStore: CompendiumStore, EncodedRepository {
     /// Backups the server writes itself (`POST /backup`, the daily backup), or nil for a database backed up with
     /// its own tools (the server then answers 409 naming them).
     var backups: (any BackupRepository)? { get }
+    /// What `oak serve` says about the database at start beyond its name (the server's version and the connection
+    /// settings an operator tunes), or nil when there is nothing more to say.
+    func startupSummary() async throws -> String?
 }
 
 extension CatalogRepository where Self: EncodedRepository {

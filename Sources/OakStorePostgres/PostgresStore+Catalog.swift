@@ -30,11 +30,6 @@ extension PostgresStore: CatalogRepository {
         }
     }
 
-    /// The database server's version (`SHOW server_version`), as `oak serve` logs it at start.
-    public func serverVersion() async throws -> String {
-        try await read { session in try await session.text("SHOW server_version") ?? "(unknown version)" }
-    }
-
     public func checkReady() async throws {
         try await read { session in _ = try await session.integer("SELECT COUNT(*) FROM sources") }
     }

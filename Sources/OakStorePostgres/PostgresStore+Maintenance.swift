@@ -6,6 +6,13 @@ import OakStoreKit
 extension PostgresStore: ServedStore {
     /// None: a database server is backed up with its own tools (pg_dump), which `POST /backup` names.
     public var backups: (any BackupRepository)? { nil }
+
+    /// The database server's version (`SHOW server_version`) and the pool's settings.
+    public func startupSummary() async throws -> String? {
+        let version = try await read { session in try await session.text("SHOW server_version") } ?? "(unknown version)"
+        return
+            "PostgreSQL \(version): a pool of \(pool.maxConnections) connections, waits of at most \(pool.connectionWait), statements of at most \(pool.statementTimeout)"
+    }
 }
 
 extension PostgresStore: MaintenanceRepository {

@@ -8,6 +8,9 @@ import OakStoreKit
 extension SQLiteStore: ServedStore {
     /// The server writes the backups of the database file it owns.
     public var backups: (any BackupRepository)? { self }
+
+    /// Nothing: the file's path, which the server names, is all there is to set.
+    public func startupSummary() async throws -> String? { nil }
 }
 
 extension SQLiteStore: MaintenanceRepository, BackupRepository {

@@ -125,12 +125,7 @@ struct ServeCommand: AsyncParsableCommand {
             maxConnections: databasePoolSize, connectionWait: .milliseconds(Int64(databaseWait * 1000)),
             statementTimeout: .milliseconds(Int64(statementTimeout * 1000)))
         let store = try await database.openStore(pool: pool)
-        if let postgres = store as? PostgresStore {
-            let version = try await postgres.serverVersion()
-            say(
-                "PostgreSQL \(version): a pool of \(pool.maxConnections) connections, waits of at most \(pool.connectionWait), statements of at most \(pool.statementTimeout)"
-            )
-        }
+        if let summary = try await store.startupSummary() { say(summary) }
         let key = try OwnerKey.resolve(environment: environment, regenerate: regenerateKey)
         switch key.origin {
         case .environment: say("Owner key: from OAK_API_KEY")
