@@ -1,6 +1,16 @@
 import Foundation
 
 extension SyncSimulation {
+    /// The seeds a run takes: `seed` alone when given, else `count` seeds from `first` (a new random one when nil,
+    /// returned so that the caller can say how to run the range again); nil for a count below 1 or a `first` that leaves
+    /// no room for them.
+    public static func seeds(_ seed: UInt64?, count: Int, from first: UInt64?) -> (seeds: [UInt64], first: UInt64?)? {
+        if let seed { return ([seed], nil) }
+        let first = first ?? UInt64.random(in: 1...(UInt64.max / 2))
+        guard count >= 1, first <= UInt64.max - UInt64(count) else { return nil }
+        return ((0..<UInt64(count)).map { first + $0 }, first)
+    }
+
     /// Runs `seeds`, `perCore` at a time per core (each seed's world is its own), each of `steps` steps (nil: as
     /// the seed decides); the reports of those that failed, in seed order. `finished` is told the count of seeds
     /// run so far after each one.

@@ -44,16 +44,11 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let list: [UInt64]
-        if let seed {
-            list = [seed]
-        } else {
-            let count = seeds ?? 10_000
-            let first = firstSeed ?? UInt64.random(in: 1...(UInt64.max / 2))
-            guard first <= UInt64.max - UInt64(count) else { throw ValidationError("--first-seed leaves no room for \(count) seeds") }
-            print("Sync simulator: \(count) seeds from \(first) (--first-seed \(first) runs them again)")
-            list = (0..<UInt64(count)).map { first + $0 }
+        let count = seeds ?? 10_000
+        guard let (list, first) = SyncSimulation.seeds(seed, count: count, from: firstSeed) else {
+            throw ValidationError("--first-seed leaves no room for \(count) seeds")
         }
+        if let first { print("Sync simulator: \(count) seeds from \(first) (--first-seed \(first) runs them again)") }
         let started = ContinuousClock.now
         let templates = try await SyncSimulation.makeTemplates()
         defer { try? FileManager.default.removeItem(at: templates.directory) }

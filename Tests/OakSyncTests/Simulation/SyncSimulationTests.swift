@@ -15,15 +15,11 @@ struct SyncSimulationTests {
     @Test("every seed: devices writing offline, a network that loses, repeats, delays and reorders, skewed clocks and restores converge to the written rule")
     func seeds() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let seeds: [UInt64]
-        if let one = environment["OAK_SIM_SEED"].flatMap(UInt64.init) {
-            seeds = [one]
-        } else {
-            let count = environment["OAK_SIM_SEEDS"].flatMap(Int.init) ?? Self.defaultSeeds
-            let first = environment["OAK_SIM_FIRST_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 1...(UInt64.max / 2))
-            print("Sync simulator: \(count) seeds from \(first) (OAK_SIM_FIRST_SEED=\(first) runs them again)")
-            seeds = (0..<UInt64(count)).map { first + $0 }
-        }
+        let count = environment["OAK_SIM_SEEDS"].flatMap(Int.init) ?? Self.defaultSeeds
+        let chosen = SyncSimulation.seeds(
+            environment["OAK_SIM_SEED"].flatMap(UInt64.init), count: count, from: environment["OAK_SIM_FIRST_SEED"].flatMap(UInt64.init))
+        let (seeds, first) = try #require(chosen, "OAK_SIM_SEEDS and OAK_SIM_FIRST_SEED give no range of seeds")
+        if let first { print("Sync simulator: \(count) seeds from \(first) (OAK_SIM_FIRST_SEED=\(first) runs them again)") }
         let templates = try await SyncSimulation.makeTemplates()
         defer { try? FileManager.default.removeItem(at: templates.directory) }
         // One seed at a time per core: the simulator runs here beside every other suite, whose timing-sensitive
