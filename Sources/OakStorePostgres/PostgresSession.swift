@@ -20,6 +20,11 @@ package struct PostgresSession: @unchecked Sendable {
 
     /// A statement for the connection.
     private func query(_ sql: String, _ values: [StoredValue]) -> PostgresQuery {
+        PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values))
+    }
+
+    /// Values as a statement's parameters.
+    private static func bindings(_ values: [StoredValue]) -> PostgresBindings {
         var binds = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
@@ -28,7 +33,7 @@ package struct PostgresSession: @unchecked Sendable {
             case .null: binds.appendNull()
             }
         }
-        return PostgresQuery(unsafeSQL: sql, binds: binds)
+        return binds
     }
 
     /// Runs a statement and returns the number of rows it changed.
@@ -111,6 +116,23 @@ package struct PostgresSession: @unchecked Sendable {
     /// Every row of a query.
     package func rows(_ sql: String, _ values: [StoredValue] = []) async throws -> [PostgresRandomAccessRow] {
         try await result(sql, values).rows.map { $0.makeRandomAccess() }
+    }
+
+    /// Every row of a statement the connection keeps prepared (`KeptStatement`), after the statements sent before it,
+    /// which must succeed first.
+    func rows<Statement: KeptStatement>(_ statement: Statement.Type, _ values: [StoredValue]) async throws -> [PostgresRandomAccessRow] {
+        let (connection, logger, prepared) = (connection, logger, Prepared<Statement>(bindings: Self.bindings(values)))
+        // As a future, so that `answer` fails it when the connection closes first. The statements sent before it
+        // are already on the connection, so it runs after them.
+        let future = connection.eventLoop.makeFutureWithTask {
+            var rows: [PostgresRandomAccessRow] = []
+            for try await row in try await connection.execute(prepared, logger: logger) { rows.append(row) }
+            return rows
+        }
+        let earlier = sent.futures
+        sent.futures.removeAll()
+        for statement in earlier { _ = try await answer(statement) }
+        return try await answer(future)
     }
 
     /// The first row of a query, if any.

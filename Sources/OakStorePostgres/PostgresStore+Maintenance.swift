@@ -50,7 +50,7 @@ extension PostgresStore: MaintenanceRepository {
     /// SQLite").
     public func changes(after position: Int64?) async throws -> DataChanges {
         let rows = try await read { session in
-            try await session.rows(Self.changesQuery, [position.map(StoredValue.integer) ?? .null, StoredValue(DataChanges.feedLimit + 1)])
+            try await session.rows(ChangesAfterStatement.self, [position.map(StoredValue.integer) ?? .null, StoredValue(DataChanges.feedLimit + 1)])
         }
         let first = rows.first
         var changes = DataChanges(

@@ -35,7 +35,7 @@ extension PostgresStore: NoteRepository {
     public func updateNote(id: UUID, with input: NoteInput, expectedVersion: Int64?) async throws -> Note {
         let now = self.now
         return try await write(headLock: .inOneStatement) { session in
-            guard let read = try await session.row("\(Self.noteSelectWithRowVersion) WHERE ss.uuid = $1", [.text(id.wireString)]) else {
+            guard let read = try await session.rows(NoteWithRowVersionStatement.self, [.text(id.wireString)]).first else {
                 throw OakError.notFound("Note", id.wireString)
             }
             let current = Note(row: read)

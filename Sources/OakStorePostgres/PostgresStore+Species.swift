@@ -26,7 +26,7 @@ extension PostgresStore: SpeciesRepository {
     }
 
     public func encodedSpeciesFull(named name: String) async throws -> ByteBuffer {
-        let rows = try await read { session in try await session.rows(Self.speciesFullQuery, Self.storedSpellings(of: name)) }
+        let rows = try await read { session in try await session.rows(SpeciesFullStatement.self, Self.storedSpellings(of: name)) }
         guard let first = rows.first else { throw OakError.notFound("Species", Species.normalizedName(name)) }
         let speciesColumns = PostgresColumns(first)
         var json = JSONOutput(capacity: 4096)

@@ -1,0 +1,44 @@
+import OakModels
+import PostgresNIO
+
+/// A statement each connection keeps prepared under a name of its own: PostgreSQL parses it once per connection and,
+/// after a few runs, keeps one plan for it, where an unnamed statement is parsed and planned again on every run. In
+/// the read mix with writes, parsing and planning were about half of PostgreSQL's time, most of it on the few
+/// statements below (BENCHMARKS.md, "PostgreSQL beside SQLite"). For statements whose text never changes and that
+/// run on most requests or writes; run with `PostgresSession.rows(_:_:)`.
+protocol KeptStatement {
+    static var sql: String { get }
+    /// The types of `$1`, `$2`, …, which the one plan is made for.
+    static var parameterTypes: [PostgresDataType] { get }
+}
+
+/// A `KeptStatement` as PostgresNIO prepares it (named after the type), its rows as the session reads them.
+struct Prepared<Statement: KeptStatement>: PostgresPreparedStatement {
+    static var sql: String { Statement.sql }
+    static var bindingDataTypes: [PostgresDataType] { Statement.parameterTypes }
+
+    let bindings: PostgresBindings
+
+    func makeBindings() throws -> PostgresBindings { bindings }
+
+    func decodeRow(_ row: PostgresRow) throws -> PostgresRandomAccessRow { row.makeRandomAccess() }
+}
+
+/// What changed after a position (`PostgresStore.changes(after:)`), read after every write by each answer
+/// cache and index that follows the change log.
+enum ChangesAfterStatement: KeptStatement {
+    static let sql = PostgresStore.changesQuery
+    static let parameterTypes: [PostgresDataType] = [.int8, .int8]
+}
+
+/// A note with its row's version, by id: the read of every note update.
+enum NoteWithRowVersionStatement: KeptStatement {
+    static let sql = "\(PostgresStore.noteSelectWithRowVersion) WHERE ss.uuid = $1"
+    static let parameterTypes: [PostgresDataType] = [.text]
+}
+
+/// A species' full record, by any of its stored spellings.
+enum SpeciesFullStatement: KeptStatement {
+    static let sql = PostgresStore.speciesFullQuery
+    static let parameterTypes = [PostgresDataType](repeating: .text, count: Species.maxStoredSpellings)
+}
