@@ -61,7 +61,12 @@ package struct PostgresSession: @unchecked Sendable {
 
     /// A statement's answer, sent after the statements sent before it, which must succeed first.
     private func result(_ sql: String, _ values: [StoredValue]) async throws -> PostgresQueryResult {
-        let future = statement(query(sql, values))
+        try await answerAfterSent(statement(query(sql, values)))
+    }
+
+    /// The answer to a statement handed to the connection after those sent before it (`send`), whose answers are
+    /// awaited first, so that the first failure among them is the one thrown.
+    private func answerAfterSent<Value: Sendable>(_ future: EventLoopFuture<Value>) async throws -> Value {
         let earlier = sent.futures
         sent.futures.removeAll()
         for statement in earlier { _ = try await answer(statement) }
@@ -129,10 +134,7 @@ package struct PostgresSession: @unchecked Sendable {
             for try await row in try await connection.execute(prepared, logger: logger) { rows.append(row) }
             return rows
         }
-        let earlier = sent.futures
-        sent.futures.removeAll()
-        for statement in earlier { _ = try await answer(statement) }
-        return try await answer(future)
+        return try await answerAfterSent(future)
     }
 
     /// The first row of a query, if any.
