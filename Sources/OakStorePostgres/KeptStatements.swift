@@ -42,3 +42,11 @@ enum SpeciesFullStatement: KeptStatement {
     static let sql = PostgresStore.speciesFullQuery
     static let parameterTypes = [PostgresDataType](repeating: .text, count: Species.maxStoredSpellings)
 }
+
+/// A note's edit, in one statement (`PostgresStore.saveNote(_:_:ifRowVersion:)`): the row's id, the row version it
+/// was read at, then the written columns' values, each of which takes the type of the column it is assigned to
+/// (`PostgresDataType.null` leaves a parameter's type for PostgreSQL to infer).
+enum NoteSaveStatement: KeptStatement {
+    static let sql = PostgresStore.noteSaveSQL
+    static let parameterTypes: [PostgresDataType] = [.int8, .text] + PostgresStore.writtenColumnNames.map { _ in .null }
+}

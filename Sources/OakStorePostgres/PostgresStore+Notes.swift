@@ -72,20 +72,24 @@ extension PostgresStore: NoteRepository {
     /// log's trigger gives the update at the statement's end: the head it locked, plus one.
     static func saveNote(_ session: PostgresSession, _ record: SpeciesSource, ifRowVersion rowVersion: String) async throws -> Note {
         let values = writtenColumns(of: record)
-        let columns = values.keys.sorted()
-        let assignments = columns.enumerated().map { "\"\($1)\" = $\($0 + 3)" }.joined(separator: ", ")
-        let written = try await session.row(
-            """
+        let arguments = [StoredValue(record.id), .text(rowVersion)] + writtenColumnNames.map { values[$0] ?? .null }
+        guard let written = try await session.rows(NoteSaveStatement.self, arguments).first else { throw RowChanged() }
+        return Note(row: written)
+    }
+
+    /// `saveNote`'s statement: `$1` the row's id, `$2` the row version it was read at, then the values of
+    /// `writtenColumnNames` in their order.
+    static let noteSaveSQL: String = {
+        let assignments = writtenColumnNames.enumerated().map { "\"\($1)\" = $\($0 + 3)" }.joined(separator: ", ")
+        return """
             WITH head AS (SELECT seq FROM change_log_head FOR UPDATE),
             saved AS (
                 UPDATE species_sources SET \(assignments)
                 WHERE (SELECT seq FROM head) IS NOT NULL AND id = $1 AND xmin = $2::text::xid RETURNING *)
             SELECT saved.*, e.subgenus, e.section, e.subsection, e.complex, (SELECT seq FROM head) + 1 AS version
             FROM saved JOIN oak_entries e ON e.scientific_name = saved.scientific_name
-            """, [StoredValue(record.id), .text(rowVersion)] + columns.map { values[$0] ?? .null })
-        guard let written else { throw RowChanged() }
-        return Note(row: written)
-    }
+            """
+    }()
 
     static func fetchNote(_ session: PostgresSession, _ id: UUID) async throws -> Note? {
         try await session.row("\(Self.noteSelect) WHERE ss.uuid = $1", [.text(id.wireString)]).map(Note.init(row:))

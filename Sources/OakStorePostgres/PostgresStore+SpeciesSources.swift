@@ -89,9 +89,13 @@ extension PostgresStore: SpeciesSourceRepository {
     }
 
     /// The columns a save writes: all but the row's id, uuid, place (species and source) and creation time.
+    static let writtenColumnNames = SpeciesSource.columnNames.filter { !fixedColumnNames.contains($0) }
+
+    /// The columns a row keeps from its insert on.
+    private static let fixedColumnNames: Set = ["uuid", "scientific_name", "source_id", "created_at"]
+
+    /// The values of `writtenColumnNames`, by column.
     static func writtenColumns(of record: SpeciesSource) -> [String: StoredValue] {
-        var values = record.columnValues
-        for column in ["uuid", "scientific_name", "source_id", "created_at"] { values[column] = nil }
-        return values
+        record.columnValues.filter { !fixedColumnNames.contains($0.key) }
     }
 }
