@@ -6,7 +6,7 @@ import PostgresNIO
 /// the read mix with writes, parsing and planning were about half of PostgreSQL's time, most of it on the few
 /// statements below (BENCHMARKS.md, "PostgreSQL beside SQLite"). For statements whose text never changes and that
 /// run on most requests or writes; run with `PostgresSession.rows(_:_:)`.
-protocol KeptStatement {
+protocol KeptStatement: SendableMetatype {
     static var sql: String { get }
     /// The types of `$1`, `$2`, …, which the one plan is made for.
     static var parameterTypes: [PostgresDataType] { get }
