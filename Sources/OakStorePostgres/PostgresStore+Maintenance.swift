@@ -69,6 +69,7 @@ extension PostgresStore: MaintenanceRepository {
 
     /// The head, the listing version and the compaction mark on every row, with the change-log entries after `$1`
     /// (none when it is null), at most `$2` of them (one row of nulls when there are none).
+    ///
     /// The position and the limit are read through subqueries, which the planner does not look into: with their
     /// values in sight PostgreSQL estimated a position near the head far cheaper than the generic plan and so planned
     /// every run afresh (0.44 ms of each run's bind, the most planned statement of the mix with writes); out of

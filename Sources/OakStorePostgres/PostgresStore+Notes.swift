@@ -71,8 +71,7 @@ extension PostgresStore: NoteRepository {
     /// statement locks the change log's head before it updates the row, and the note's version is the one the
     /// log's trigger gives the update at the statement's end: the head it locked, plus one.
     static func saveNote(_ session: PostgresSession, _ record: SpeciesSource, ifRowVersion rowVersion: String) async throws -> Note {
-        let values = writtenColumns(of: record)
-        let arguments = [StoredValue(record.id), .text(rowVersion)] + writtenColumnNames.map { values[$0] ?? .null }
+        let arguments = [StoredValue(record.id), .text(rowVersion)] + writtenValues(of: record)
         guard let written = try await session.rows(NoteSaveStatement.self, arguments).first else { throw RowChanged() }
         return Note(row: written)
     }

@@ -94,8 +94,13 @@ extension PostgresStore: SpeciesSourceRepository {
     /// The columns a row keeps from its insert on.
     private static let fixedColumnNames: Set = ["uuid", "scientific_name", "source_id", "created_at"]
 
+    /// The values of `writtenColumnNames`, in their order.
+    static func writtenValues(of record: SpeciesSource) -> [StoredValue] {
+        zip(SpeciesSource.columnNames, record.columnList).filter { !fixedColumnNames.contains($0.0) }.map(\.1)
+    }
+
     /// The values of `writtenColumnNames`, by column.
     static func writtenColumns(of record: SpeciesSource) -> [String: StoredValue] {
-        record.columnValues.filter { !fixedColumnNames.contains($0.key) }
+        Dictionary(uniqueKeysWithValues: zip(writtenColumnNames, writtenValues(of: record)))
     }
 }
