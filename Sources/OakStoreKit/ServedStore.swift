@@ -20,8 +20,10 @@ public protocol EncodedRepository: Sendable {
     var knownDataVersion: DataVersion? { get }
     func export() async throws -> ExportSnapshot
     /// Changes after `cursor` in sequence order; no cursor gives a full snapshot. A cursor from before
-    /// the compaction horizon (or from another database) answers 410.
-    func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> PulledPage
+    /// the compaction horizon (or from another database) answers 410. When more follow, `following` is called
+    /// with the next page's cursor as soon as it is known, before this page is written (`PullReadAhead` starts
+    /// reading that page meanwhile).
+    func pull(cursor: String?, limit: Int, entities: [SyncEntity], following: (@Sendable (String) -> Void)?) async throws -> PulledPage
     /// Applies note changes in order; the results are returned as JSON, the wire form of `PushResponse`.
     /// `cursor`, the device's pull cursor when it sent one, names the history its base versions come from:
     /// one of another history is answered 410 before any change is applied (`PullWindow.sameHistory`).
@@ -37,6 +39,13 @@ public struct ExportSnapshot: Sendable {
     public init(body: ByteBuffer, etag: String) {
         self.body = body
         self.etag = etag
+    }
+}
+
+extension EncodedRepository {
+    /// A page of changes after `cursor` (`pull(cursor:limit:entities:following:)`, with no one told of the next page).
+    public func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> PulledPage {
+        try await pull(cursor: cursor, limit: limit, entities: entities, following: nil)
     }
 }
 

@@ -5,7 +5,9 @@ import OakStore
 import OakStoreKit
 
 extension PostgresStore: SyncRepository {
-    public func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> PulledPage {
+    public func pull(
+        cursor: String?, limit: Int, entities: [SyncEntity], following: (@Sendable (String) -> Void)?
+    ) async throws -> PulledPage {
         // One snapshot: the page and the head its cursor reports agree (see `PostgresSchema` for why a
         // change numbered below the head can never commit after it).
         try await snapshot { session in
@@ -24,10 +26,12 @@ extension PostgresStore: SyncRepository {
             let hasMore = rows.count > limit
             let page = rows.prefix(limit).map { PostgresColumns($0) }
             let last = page.last?.int(0)
+            let next = window.next(hasMore: hasMore, lastSequence: last)
+            if hasMore { following?(next.description) }
             var json = JSONOutput(capacity: 64 * 1024 + page.count * 1024)
             json.beginPull()
             try await Self.writeChanges(session, page, after: start, through: last ?? start, into: &json)
-            return json.endPull(cursor: window.next(hasMore: hasMore, lastSequence: last), hasMore: hasMore)
+            return json.endPull(cursor: next, hasMore: hasMore)
         }
     }
 

@@ -7,7 +7,9 @@ import OakStore
 import OakStoreKit
 
 extension SQLiteStore: SyncRepository {
-    public func pull(cursor: String?, limit: Int, entities: [SyncEntity]) async throws -> PulledPage {
+    public func pull(
+        cursor: String?, limit: Int, entities: [SyncEntity], following: (@Sendable (String) -> Void)?
+    ) async throws -> PulledPage {
         try await longRead { db in
             let database = try Self.databaseID(db)
             let head = try Self.changeLogVersion(db)
@@ -18,10 +20,12 @@ extension SQLiteStore: SyncRepository {
                 db, sql: Self.pageQuery(entities: entities), arguments: [position.sequence, limit + 1, window.snapshotStart ?? -1])
             let hasMore = rows.count > limit
             let page = rows.prefix(limit)
+            let next = window.next(hasMore: hasMore, lastSequence: page.last?.sequence)
+            if hasMore { following?(next.description) }
             var json = JSONOutput(capacity: 64 * 1024 + page.count * 1024)
             json.beginPull()
             try Self.writeChanges(db, page, after: position.sequence, through: page.last?.sequence ?? position.sequence, into: &json)
-            return json.endPull(cursor: window.next(hasMore: hasMore, lastSequence: page.last?.sequence), hasMore: hasMore)
+            return json.endPull(cursor: next, hasMore: hasMore)
         }
     }
 

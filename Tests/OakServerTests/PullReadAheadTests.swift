@@ -85,6 +85,42 @@ struct PullReadAheadTests {
         }
     }
 
+    @Test("a pull's next two pages are read while its client takes one, and a pull reads no further than its next page while half the room is taken")
+    func pagesAfterTheNextAreReadAhead() async throws {
+        let env = try await TestEnvironment()
+        let expected = try await pagesFromStore(env.store, limit: 3)
+        #expect(expected.count > 5)
+        let metrics = ServerMetrics(pool: { nil }, cachedBytes: { 0 })
+        let pages = PullReadAhead(store: env.store, metrics: metrics, maxHeld: 4, maxWait: .seconds(3600), maxPageSize: 10)
+        // The first page of a pull: its next page is read ahead, and the one after it as soon as its cursor is known.
+        var page = try await pages.page(cursor: nil, limit: 3, entities: SyncEntity.allCases, knownVersion: nil)
+        try await waitUntil { pages.waitingCount == 2 }
+        // Another device's next page still finds room; the page after it does not, with half the room taken.
+        _ = try await pages.page(cursor: nil, limit: 4, entities: SyncEntity.allCases, knownVersion: nil)
+        try await waitUntil { pages.waitingCount == 3 }
+        // The first device takes its second page: only its third waits now, with the other device's page.
+        page = try await pages.page(cursor: try #require(page.following), limit: 3, entities: SyncEntity.allCases, knownVersion: nil)
+        #expect(page.body == expected[1].body)
+        #expect(pages.waitingCount == 2)
+        // It takes its third: its fourth is read in the room that freed.
+        page = try await pages.page(cursor: try #require(page.following), limit: 3, entities: SyncEntity.allCases, knownVersion: nil)
+        #expect(page.body == expected[2].body)
+        page = try await pages.page(cursor: try #require(page.following), limit: 3, entities: SyncEntity.allCases, knownVersion: nil)
+        #expect(page.body == expected[3].body)
+    }
+
+    /// Waits for a condition of pages read in the background, failing after a generous bound.
+    private func waitUntil(_ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("the pages read ahead did not reach the expected state")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     @Test("pulls abandoned halfway leave at most a few pages waiting, let go once they waited too long; large pages are not read ahead")
     func abandonedPullsAreBounded() async throws {
         let env = try await TestEnvironment()
