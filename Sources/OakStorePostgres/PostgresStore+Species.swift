@@ -106,10 +106,17 @@ extension PostgresStore: SpeciesRepository {
     }
 
     /// SQL of `columns` of the species stored under the first of the parameters $1…$N that one is stored
-    /// under (`storedSpellings(of:)` binds them).
+    /// under (`storedSpellings(of:)` binds them). The spellings are looked up one by one in their order, each by
+    /// the key's index: a kept statement's generic plan of `scientific_name IN ($1, …)` scans the whole table
+    /// instead (see BENCHMARKS.md, "PostgreSQL beside SQLite", 2026-12-02).
     static func byStoredSpelling(_ columns: String) -> String {
         let list = (1...Species.maxStoredSpellings).map { "$\($0)" }.joined(separator: ", ")
-        return "SELECT \(columns) FROM oak_entries WHERE scientific_name IN (\(list)) ORDER BY array_position(ARRAY[\(list)]::text[], scientific_name) LIMIT 1"
+        return """
+            SELECT \(columns) FROM (
+                SELECT oak_entries.* FROM unnest(ARRAY[\(list)]::text[]) WITH ORDINALITY AS spelling(name, position)
+                JOIN oak_entries ON oak_entries.scientific_name = spelling.name ORDER BY spelling.position LIMIT 1
+            ) oak_entries
+            """
     }
 
     /// The parameters of `byStoredSpelling`: a name's stored spellings (`Species.storedSpellingsPadded`).
