@@ -35,12 +35,12 @@ final class PullReadAhead: @unchecked Sendable {
         let pull: Pull
         let started: ContinuousClock.Instant
         let page: Task<PulledPage, any Error>
-        let read: ReadAhead
+        let read: PageRead
     }
 
     /// Whether a page's read was let go, after which the page it names next is not read. Read and written under
     /// `lock`.
-    private final class ReadAhead: @unchecked Sendable {
+    private final class PageRead: @unchecked Sendable {
         var isLetGo = false
     }
 
@@ -56,19 +56,19 @@ final class PullReadAhead: @unchecked Sendable {
     let maxHeld: Int
     let maxWait: Duration
     let maxPageSize: Int
-    /// How many pages of one pull are read ahead of its client at most.
-    let lead: Int
+    /// How many pages of one pull are read ahead of its client at most: two, so that the database reads one while
+    /// the server writes the other.
+    let lead = 2
 
     init(
         store: any EncodedRepository & MaintenanceRepository, metrics: ServerMetrics, maxHeld: Int = 4, maxWait: Duration = .seconds(30),
-        maxPageSize: Int = SyncController.defaultPullLimit, lead: Int = 2
+        maxPageSize: Int = SyncController.defaultPullLimit
     ) {
         self.store = store
         self.metrics = metrics
         self.maxHeld = maxHeld
         self.maxWait = maxWait
         self.maxPageSize = maxPageSize
-        self.lead = lead
     }
 
     /// The number of pages read ahead and not yet asked for.
@@ -122,7 +122,7 @@ final class PullReadAhead: @unchecked Sendable {
     }
 
     /// Reads `request` ahead when there is room, unless the page that named it (`after`) was let go meanwhile.
-    private func readAhead(_ request: PageRequest, for pull: Pull, after read: ReadAhead? = nil) {
+    private func readAhead(_ request: PageRequest, for pull: Pull, after read: PageRead? = nil) {
         lock.withLock {
             if read?.isLetGo != true { startIfRoom(request, for: pull) }
         }
@@ -151,7 +151,7 @@ final class PullReadAhead: @unchecked Sendable {
             if pullWaiting > 0 { known[pull] = request }
             return
         }
-        let (store, read) = (store, ReadAhead())
+        let (store, read) = (store, PageRead())
         let page = Task {
             try await store.pull(cursor: request.cursor, limit: request.limit, entities: request.entities) { next in
                 self.readAhead(PageRequest(cursor: next, limit: request.limit, entities: request.entities), for: pull, after: read)
