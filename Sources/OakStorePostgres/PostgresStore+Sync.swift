@@ -122,11 +122,14 @@ extension PostgresStore: SyncRepository {
                 if let record = try SyncRecords.encoded(entity, row, PostgresColumns(row)) { records[record.key] = record.json }
             }
         }
-        var notes: [Int64: PostgresColumns] = [:]
-        try await session.forEach(
-            PulledNoteColumn.selection(.byKey) + " WHERE c.entity = 'notes' AND c.op = 'upsert' AND c.seq > $1 AND c.seq <= $2",
-            [.integer(start), .integer(end)]
-        ) { notes[$0.int(PulledNoteColumn.seq.rawValue)] = $0 }
+        var notes: [Int64: PackedColumns] = [:]
+        for row in try await session.rows(
+            "SELECT ROW(\(PulledNoteColumn.expressions))" + PulledNoteColumn.from(.byKey)
+                + " WHERE c.entity = 'notes' AND c.op = 'upsert' AND c.seq > $1 AND c.seq <= $2", [.integer(start), .integer(end)])
+        {
+            guard let note = PackedColumns(row[0].bytes) else { throw OakError(.internalError, "a note's row is not one ROW(…) value") }
+            notes[note.int(PulledNoteColumn.seq.rawValue)] = note
+        }
         var first = true
         for row in page {
             let sequence = row.int(0)

@@ -20,8 +20,13 @@ public enum PulledNoteColumn: Int32, CaseIterable, Sendable {
     /// The columns, from `change_log c`, `species_sources ss` (the note of an upsert, as the backend's `log`
     /// keeps it) and `oak_entries e`.
     package static func selection(_ log: NoteLog) -> String {
+        "SELECT \(expressions)" + from(log)
+    }
+
+    /// What `selection` selects from.
+    package static func from(_ log: NoteLog) -> String {
         """
-        SELECT \(expressions)
+
         FROM change_log c
         \(log.noteOfEntry)
         JOIN oak_entries e ON e.scientific_name = ss.scientific_name
