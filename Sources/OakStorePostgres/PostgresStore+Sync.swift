@@ -182,7 +182,7 @@ extension PostgresStore: SyncRepository {
     /// others from one query.
     static func answerStored(_ session: PostgresSession, _ batch: inout PushBatch, _ inserts: inout PushNoteInserts) async throws {
         try await inserts.flush(session)
-        for row in inserts.takeStored() { try answerAwaited(PostgresColumns(row), &batch) }
+        for note in inserts.takeStored() { try answerAwaited(note, &batch) }
         guard let ids = batch.awaitedIDsJSON else { return }
         // `= ANY (ARRAY(…))` is looked up by the key index: `IN (SELECT …)` is planned as a scan of the whole log.
         try await session.forEach(
@@ -193,7 +193,7 @@ extension PostgresStore: SyncRepository {
     }
 
     /// Answers the upsert awaiting the note of these `PulledNoteColumn`s.
-    private static func answerAwaited(_ columns: PostgresColumns, _ batch: inout PushBatch) throws {
+    private static func answerAwaited(_ columns: some ColumnReader, _ batch: inout PushBatch) throws {
         guard let key = columns.string(PulledNoteColumn.uuid.rawValue), let id = batch.awaitedID(key: key) else { return }
         var json = JSONOutput(capacity: 1024)
         try json.appliedPushResult(id: id, columns)

@@ -10,7 +10,7 @@ import PostgresNIO
 struct PushNoteInserts {
     private var records: [SpeciesSource] = []
     /// The notes written and not yet taken, as `PulledNoteColumn`s.
-    private var stored: [PostgresRandomAccessRow] = []
+    private var stored: [PackedColumns] = []
 
     mutating func add(_ record: SpeciesSource) {
         records.append(record)
@@ -36,18 +36,21 @@ struct PushNoteInserts {
             rows.raw("}")
         }
         rows.raw("]")
-        stored += try await session.rows(Self.insertSQL, [.text(rows.withBytes { String(decoding: $0, as: UTF8.self) })])
+        for row in try await session.rows(Self.insertSQL, [.text(rows.withBytes { String(decoding: $0, as: UTF8.self) })]) {
+            guard let note = PackedColumns(row[0].bytes) else { throw OakError(.internalError, "a new note's row is not one ROW(…) value") }
+            stored.append(note)
+        }
         records.removeAll(keepingCapacity: true)
     }
 
     /// The notes written since the last call, as `PulledNoteColumn`s.
-    mutating func takeStored() -> [PostgresRandomAccessRow] {
+    mutating func takeStored() -> [PackedColumns] {
         defer { stored.removeAll(keepingCapacity: true) }
         return stored
     }
 
     /// The rows of a JSON array, typed by the table's own row type, inserted in the array's order; returned as
-    /// `PulledNoteColumn`s, each with the sequence number the insert trigger gives its change-log entry
+    /// `PulledNoteColumn`s in one `ROW(…)` a note (`PackedColumns`), each with the sequence number the insert trigger gives its change-log entry
     /// (`oak_logged_note_inserts`: the head before the statement, which the trigger moves only at its end, plus
     /// the row's rank by id).
     private static let insertSQL: String = {
@@ -59,7 +62,7 @@ struct PushNoteInserts {
                 ORDER BY row.ordinality
                 RETURNING *
             )
-            SELECT \(PulledNoteColumn.expressions)
+            SELECT ROW(\(PulledNoteColumn.expressions))
             FROM (SELECT ss.id, h.seq + row_number() OVER (ORDER BY ss.id) AS seq FROM ss, change_log_head h) c
             JOIN ss ON ss.id = c.id
             JOIN oak_entries e ON e.scientific_name = ss.scientific_name
