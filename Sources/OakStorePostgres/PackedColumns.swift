@@ -14,9 +14,9 @@ struct PackedColumns: ColumnReader {
     /// The columns of a `ROW(…)` cell; nil when the cell is not one.
     init?(_ cell: ByteBuffer?) {
         guard var record = cell, let count = record.readInteger(as: Int32.self), count >= 0 else { return nil }
-        var bounds: [Int32] = []
         // Each column takes at least 8 bytes: a count larger than that allows is not a row's.
         guard Int(count) <= record.readableBytes / 8 else { return nil }
+        var bounds: [Int32] = []
         bounds.reserveCapacity(Int(count) * 2)
         for _ in 0..<count {
             guard record.readInteger(as: UInt32.self) != nil, let length = record.readInteger(as: Int32.self) else { return nil }

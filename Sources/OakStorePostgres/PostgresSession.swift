@@ -137,6 +137,14 @@ package struct PostgresSession: @unchecked Sendable {
         return try await answerAfterSent(future)
     }
 
+    /// Every row of a query that selects one `ROW(…)` a row, read as the columns of that value (`PackedColumns`).
+    func packedRows(_ sql: String, _ values: [StoredValue] = []) async throws -> [PackedColumns] {
+        try await rows(sql, values).map { row in
+            guard let columns = PackedColumns(row[0].bytes) else { throw OakError(.internalError, "a row is not one ROW(…) value") }
+            return columns
+        }
+    }
+
     /// The first row of a query, if any.
     package func row(_ sql: String, _ values: [StoredValue] = []) async throws -> PostgresRandomAccessRow? {
         try await rows(sql, values).first

@@ -123,11 +123,10 @@ extension PostgresStore: SyncRepository {
             }
         }
         var notes: [Int64: PackedColumns] = [:]
-        for row in try await session.rows(
+        for note in try await session.packedRows(
             "SELECT ROW(\(PulledNoteColumn.expressions))" + PulledNoteColumn.from(.byKey)
                 + " WHERE c.entity = 'notes' AND c.op = 'upsert' AND c.seq > $1 AND c.seq <= $2", [.integer(start), .integer(end)])
         {
-            guard let note = PackedColumns(row[0].bytes) else { throw OakError(.internalError, "a note's row is not one ROW(…) value") }
             notes[note.int(PulledNoteColumn.seq.rawValue)] = note
         }
         var first = true

@@ -36,10 +36,7 @@ struct PushNoteInserts {
             rows.raw("}")
         }
         rows.raw("]")
-        for row in try await session.rows(Self.insertSQL, [.text(rows.withBytes { String(decoding: $0, as: UTF8.self) })]) {
-            guard let note = PackedColumns(row[0].bytes) else { throw OakError(.internalError, "a new note's row is not one ROW(…) value") }
-            stored.append(note)
-        }
+        stored += try await session.packedRows(Self.insertSQL, [.text(rows.withBytes { String(decoding: $0, as: UTF8.self) })])
         records.removeAll(keepingCapacity: true)
     }
 
@@ -50,9 +47,9 @@ struct PushNoteInserts {
     }
 
     /// The rows of a JSON array, typed by the table's own row type, inserted in the array's order; returned as
-    /// `PulledNoteColumn`s in one `ROW(…)` a note (`PackedColumns`), each with the sequence number the insert trigger gives its change-log entry
-    /// (`oak_logged_note_inserts`: the head before the statement, which the trigger moves only at its end, plus
-    /// the row's rank by id).
+    /// `PulledNoteColumn`s in one `ROW(…)` a note (`PackedColumns`), each with the sequence number the insert
+    /// trigger gives its change-log entry (`oak_logged_note_inserts`: the head before the statement, which the
+    /// trigger moves only at its end, plus the row's rank by id).
     private static let insertSQL: String = {
         let columns = SpeciesSource.columnNames.map { "\"\($0)\"" }.joined(separator: ", ")
         return """
