@@ -7,11 +7,8 @@ public enum PulledNoteColumn: Int32, CaseIterable, Sendable {
     case flowers, hardinessHabitat, isPreferred, fieldTimes
 
     private var expression: String {
-        switch self {
-        case .seq: "c.seq"
-        case .subgenus, .section, .subsection, .complex: "e.\(self)"
-        default: "ss.\(ColumnCoding.snakeCase("\(self)"))"
-        }
+        if self == .seq { return "c.seq" }
+        return Self.taxonomyColumns.contains(self) ? "e.\(self)" : "ss.\(ColumnCoding.snakeCase("\(self)"))"
     }
 
     /// The columns' expressions, from `c` (the entry's `seq`), `ss` (its note's columns) and `e` (its species').
@@ -23,15 +20,22 @@ public enum PulledNoteColumn: Int32, CaseIterable, Sendable {
         "SELECT \(expressions)" + from(log)
     }
 
-    /// What `selection` selects from.
-    package static func from(_ log: NoteLog) -> String {
+    /// What `selection` selects from; `species` is what is joined as `e`: `oak_entries`, or a query over it
+    /// that selects `scientific_name` and `taxonomy` (see `PostgresStore.writeChanges`).
+    package static func from(_ log: NoteLog, species: String = "oak_entries") -> String {
         """
 
         FROM change_log c
         \(log.noteOfEntry)
-        JOIN oak_entries e ON e.scientific_name = ss.scientific_name
+        JOIN \(species) e ON e.scientific_name = ss.scientific_name
         """
     }
+
+    /// The species' columns among these (`e`'s): a note's taxonomy.
+    private static let taxonomyColumns: [Self] = [.subgenus, .section, .subsection, .complex]
+
+    /// The names of `taxonomyColumns`, for a query over the species that `from` joins.
+    package static let taxonomy = taxonomyColumns.map { "\($0)" }.joined(separator: ", ")
 }
 
 extension JSONOutput {
