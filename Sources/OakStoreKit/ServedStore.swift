@@ -24,6 +24,9 @@ public protocol EncodedRepository: Sendable {
     /// with the next page's cursor as soon as it is known, before this page is written (`PullReadAhead` starts
     /// reading that page meanwhile).
     func pull(cursor: String?, limit: Int, entities: [SyncEntity], following: (@Sendable (String) -> Void)?) async throws -> PulledPage
+    /// How many pages of one pull are worth reading ahead of its client at most (`PullReadAhead`): more than one only
+    /// where a page takes longer to read than its client takes to parse it and its read runs on two cores.
+    var pullPagesReadAhead: Int { get }
     /// Applies note changes in order; the results are returned as JSON, the wire form of `PushResponse`.
     /// `cursor`, the device's pull cursor when it sent one, names the history its base versions come from:
     /// one of another history is answered 410 before any change is applied (`PullWindow.sameHistory`).

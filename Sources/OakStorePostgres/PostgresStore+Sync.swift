@@ -35,6 +35,10 @@ extension PostgresStore: SyncRepository {
         }
     }
 
+    /// Two: a page's read is PostgreSQL's query and then the server's writing of its JSON, together longer than the
+    /// client's parsing, so the database reads one page while the server writes the other.
+    public var pullPagesReadAhead: Int { 2 }
+
     public func push(_ changes: [PushChange], cursor: String?) async throws -> ByteBuffer {
         try PushBatch.checkSize(of: changes)
         let now = self.now

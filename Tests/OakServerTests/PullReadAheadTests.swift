@@ -91,7 +91,7 @@ struct PullReadAheadTests {
         let expected = try await pagesFromStore(env.store, limit: 3)
         #expect(expected.count > 5)
         let metrics = ServerMetrics(pool: { nil }, cachedBytes: { 0 })
-        let pages = PullReadAhead(store: env.store, metrics: metrics, maxHeld: 4, maxWait: .seconds(3600), maxPageSize: 10)
+        let pages = PullReadAhead(store: env.store, metrics: metrics, maxHeld: 4, maxWait: .seconds(3600), maxPageSize: 10, lead: 2)
         // The first page of a pull: its next page is read ahead, and the one after it as soon as its cursor is known.
         var page = try await pages.page(cursor: nil, limit: 3, entities: SyncEntity.allCases, knownVersion: nil)
         try await waitUntil { pages.waitingCount == 2 }
@@ -107,6 +107,24 @@ struct PullReadAheadTests {
         #expect(page.body == expected[2].body)
         page = try await pages.page(cursor: try #require(page.following), limit: 3, entities: SyncEntity.allCases, knownVersion: nil)
         #expect(page.body == expected[3].body)
+    }
+
+    @Test("each backend reads as many pages of a pull ahead as it gains from: SQLite the next one, PostgreSQL the next two")
+    func backendSetsTheLead() async throws {
+        let env = try await TestEnvironment()
+        let expected = try await pagesFromStore(env.store, limit: 3)
+        #expect(expected.count > 5)
+        let lead = env.backend == .postgres ? 2 : 1
+        #expect(env.store.pullPagesReadAhead == lead)
+        let metrics = ServerMetrics(pool: { nil }, cachedBytes: { 0 })
+        let pages = PullReadAhead(store: env.store, metrics: metrics, maxHeld: 4, maxWait: .seconds(3600), maxPageSize: 10)
+        let page = try await pages.page(cursor: nil, limit: 3, entities: SyncEntity.allCases, knownVersion: nil)
+        try await waitUntil { pages.waitingCount == lead }
+        // Given time, no further page is read while the client has not taken the next.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(pages.waitingCount == lead)
+        let next = try await pages.page(cursor: try #require(page.following), limit: 3, entities: SyncEntity.allCases, knownVersion: nil)
+        #expect(next.body == expected[1].body)
     }
 
     /// Waits for a condition of pages read in the background, failing after a generous bound.

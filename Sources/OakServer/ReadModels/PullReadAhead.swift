@@ -7,8 +7,9 @@ import OakStoreKit
 /// dozen pages asked for one after another, each once the one before is parsed and applied; with the pages
 /// after it read meanwhile, the next is ready (or partly read) when asked for, so the server's time overlaps the
 /// client's instead of adding to it. A page's read starts as soon as the page before it knows its cursor (the
-/// store's `following`, before that page is written), so up to `lead` pages of one pull are read side by side:
-/// PostgreSQL's part of one and the server's part of the other run on different cores.
+/// store's `following`, before that page is written), so up to `lead` pages of one pull are read side by side
+/// where the store gains from it: PostgreSQL's part of one and the server's part of the other run on different
+/// cores.
 ///
 /// A page read ahead answers only the next request for its cursor, limit and entities, and only when the data
 /// has not moved since its pull's reads began; otherwise the page is read again, as without read-ahead, and the
@@ -56,19 +57,19 @@ final class PullReadAhead: @unchecked Sendable {
     let maxHeld: Int
     let maxWait: Duration
     let maxPageSize: Int
-    /// How many pages of one pull are read ahead of its client at most: two, so that the database reads one while
-    /// the server writes the other.
-    let lead = 2
+    /// How many pages of one pull are read ahead of its client at most: the store's `pullPagesReadAhead`.
+    let lead: Int
 
     init(
         store: any EncodedRepository & MaintenanceRepository, metrics: ServerMetrics, maxHeld: Int = 4, maxWait: Duration = .seconds(30),
-        maxPageSize: Int = SyncController.defaultPullLimit
+        maxPageSize: Int = SyncController.defaultPullLimit, lead: Int? = nil
     ) {
         self.store = store
         self.metrics = metrics
         self.maxHeld = maxHeld
         self.maxWait = maxWait
         self.maxPageSize = maxPageSize
+        self.lead = lead ?? store.pullPagesReadAhead
     }
 
     /// The number of pages read ahead and not yet asked for.
