@@ -91,16 +91,26 @@ def coldstart(args):
     print(json.dumps(summary(times)))
 
 
+def alternating(runs, ports, once):
+    """`once(port, run)` for each run on each of `ports`, their order reversed every other run (A B, B A, A B, …) so
+    that a drift in the machine's speed weighs on each of them alike; each port's results in run order."""
+    results = {port: [] for port in ports}
+    for run in range(runs):
+        for port in ports if run % 2 == 0 else ports[::-1]:
+            results[port].append(once(port, run))
+    return results
+
+
 def pull(args):
     """A full sync pull from no cursor, following `cursor` until `hasMore` is false; median of --runs.
     Each run's pages carry a query parameter of their own (`run`, which the route ignores), so the response
     cache never answers one: every run is a new device's uncached first sync. The first run is reported too.
-    The client's own JSON parsing is timed apart: the server's share is the end-to-end time minus it."""
-    times, parse_times = [], []
-    for run in range(args.runs):
+    The client's own JSON parsing is timed apart: the server's share is the end-to-end time minus it. With
+    --beside, the runs alternate with the same pulls from that server, reported under "beside"."""
+    def once(port, run):
         parsing = 0.0
         start = time.perf_counter()
-        conn = http.client.HTTPConnection(args.host, args.port)
+        conn = http.client.HTTPConnection(args.host, port)
         cursor, changes, pages = None, 0, 0
         while True:
             body = request(conn, "GET", f"/api/v1/sync/pull?run={run}" + (f"&since={cursor}" if cursor else ""))
@@ -113,42 +123,57 @@ def pull(args):
             if not page["hasMore"]:
                 break
         conn.close()
-        times.append((time.perf_counter() - start) * 1000)
-        parse_times.append(parsing * 1000)
-    shares = [total - parse for total, parse in zip(times, parse_times)]
-    print(json.dumps(summary(
-        times, changes=changes, pages=pages, first_ms=round(times[0], 1),
-        parse_ms=round(statistics.median(parse_times), 1), server_ms=round(statistics.median(shares), 1),
-        first_server_ms=round(shares[0], 1))))
+        return (time.perf_counter() - start) * 1000, parsing * 1000, changes, pages
+
+    def pulled(runs):
+        times, parse_times = [r[0] for r in runs], [r[1] for r in runs]
+        shares = [total - parse for total, parse in zip(times, parse_times)]
+        return summary(
+            times, changes=runs[-1][2], pages=runs[-1][3], first_ms=round(times[0], 1),
+            parse_ms=round(statistics.median(parse_times), 1), server_ms=round(statistics.median(shares), 1),
+            first_server_ms=round(shares[0], 1))
+
+    ports = ([args.beside] if args.beside else []) + [args.port]
+    results = alternating(args.runs, ports, once)
+    print(json.dumps({**pulled(results[args.port]), **({"beside": pulled(results[args.beside])} if args.beside else {})}))
 
 
 def push(args):
-    """Pushes --notes new notes in batches of --batch; times the batches only; median of --runs.
+    """Pushes --notes new notes in batches of --batch; times the batches only; median of --runs. With --beside, the
+    runs alternate with the same pushes to that server, reported under "beside".
 
     Each run first creates fresh sources (untimed), so every note is new for its (species, source) pair.
     """
-    conn = http.client.HTTPConnection(args.host, args.port)
-    species = [s["scientific_name"] for s in loads(request(conn, "GET", "/api/v1/species?limit=1000"))["data"]]
-    times = []
-    for run in range(args.runs):
+    ports = ([args.beside] if args.beside else []) + [args.port]
+    conns = {port: http.client.HTTPConnection(args.host, port) for port in ports}
+    species = {port: [s["scientific_name"] for s in loads(request(conn, "GET", "/api/v1/species?limit=1000"))["data"]]
+               for port, conn in conns.items()}
+    batches = -(-args.notes // args.batch)
+
+    def once(port, run):
+        conn, names = conns[port], species[port]
         sources = [
             loads(request(conn, "POST", "/api/v1/sources", json.dumps(
                 {"source_type": "personal", "name": f"Bench push {os.getpid()}-{run}-{i}"}), args.key))["id"]
-            for i in range(-(-args.notes // len(species)))]
+            for i in range(-(-args.notes // len(names)))]
         now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         changes = [{
             "id": str(uuid.uuid4()), "op": "upsert", "baseVersion": None, "updatedAt": now,
-            "note": {"scientificName": species[i % len(species)], "sourceId": sources[i // len(species)],
+            "note": {"scientificName": names[i % len(names)], "sourceId": sources[i // len(names)],
                      "fields": {"commonNames": "Bench oak", "leaf": f"Leaf note {i}", "fieldNotes": f"Pushed note {i} of run {run}"}},
         } for i in range(args.notes)]
         bodies = [json.dumps({"changes": changes[i:i + args.batch]}) for i in range(0, len(changes), args.batch)]
         start = time.perf_counter()
         results = [loads(request(conn, "POST", "/api/v1/sync/push", body, args.key))["results"] for body in bodies]
-        times.append((time.perf_counter() - start) * 1000)
+        elapsed = (time.perf_counter() - start) * 1000
         statuses = {r["status"] for batch in results for r in batch}
         if statuses != {"applied"}:
             sys.exit(f"push: expected every change applied, got {statuses}")
-    print(json.dumps(summary(times, notes=args.notes, batches=len(bodies))))
+        return elapsed
+
+    results = alternating(args.runs, ports, once)
+    pushed = {port: summary(times, notes=args.notes, batches=batches) for port, times in results.items()}
+    print(json.dumps({**pushed[args.port], **({"beside": pushed[args.beside]} if args.beside else {})}))
 
 
 def urls(args):
@@ -218,6 +243,8 @@ def verdict(name, result):
 
 # Marks a paired measure's label in the table.
 PAIRED_MARK = " †"
+# Marks a PostgreSQL measure whose runs alternated with SQLite's.
+ALTERNATED_MARK = " ‡"
 
 
 def markdown(results):
@@ -252,6 +279,10 @@ def markdown(results):
             lines += ["", f"{PAIRED_MARK.strip()} Both servers running side by side, measured in four slices, SQLite, PostgreSQL, PostgreSQL, "
                       "SQLite, so that a drift in the machine's speed weighs on both sides of the ratio; the SQLite server is the one "
                       "above started again on its file after its own runs."]
+        if any(r["label"].endswith(ALTERNATED_MARK) for r in postgres.values()):
+            lines += ["", f"{ALTERNATED_MARK.strip()} The runs alternate between the two servers, SQLite, PostgreSQL, PostgreSQL, SQLite, …, "
+                      "the SQLite one serving a copy of the seeded file made with PostgreSQL's, so that both sides of the ratio ran "
+                      "in the same minutes on the same data."]
     return "\n".join(lines)
 
 
@@ -284,8 +315,11 @@ def report(args):
             postgres[r["name"]] = {"label": r["label"] + " (req/s)" + (PAIRED_MARK if "sqlite_wrk" in r else ""),
                                    "postgres": f"{r['wrk']['rps']:,.0f}", "sqlite": f"{beside['rps']:,.0f}", "ratio": r["wrk"]["rps"] / beside["rps"]}
         else:
-            postgres[r["name"]] = {"label": r["label"] + " (median ms)", "postgres": f"{r['median_ms']:.1f}",
-                                   "sqlite": f"{sqlite['median_ms']:.1f}", "ratio": r["median_ms"] / sqlite["median_ms"]}
+            # Against the SQLite runs alternating with PostgreSQL's (scripts/bench, `--beside`) where there are some.
+            beside = r.get("beside", sqlite)
+            postgres[r["name"]] = {"label": r["label"] + " (median ms)" + (ALTERNATED_MARK if "beside" in r else ""),
+                                   "postgres": f"{r['median_ms']:.1f}", "sqlite": f"{beside['median_ms']:.1f}",
+                                   "ratio": r["median_ms"] / beside["median_ms"]}
     measures = {}
     for r in raw:
         if r["name"].startswith("pg_"):
@@ -339,6 +373,7 @@ def main():
         p.add_argument("--host", default="127.0.0.1")
         p.add_argument("--port", type=int, required=True)
         p.add_argument("--runs", type=int, default=5)
+        p.add_argument("--beside", type=int, help="another server's port: the runs alternate between the two")
         p.set_defaults(run=run)
         if name == "push":
             p.add_argument("--key", required=True)
