@@ -50,3 +50,10 @@ enum NoteSaveStatement: KeptStatement {
     static let sql = PostgresStore.noteSaveSQL
     static let parameterTypes: [PostgresDataType] = [.int8, .text] + PostgresStore.writtenColumnNames.map { _ in .null }
 }
+
+/// A pull's page with its notes (`PostgresStore.pageQuery`): planning took its two statements before it 2.3–2.9 ms
+/// of a page's 8.5–9.5.
+enum PullPageStatement: KeptStatement {
+    static let sql = PostgresStore.pageQuery
+    static let parameterTypes: [PostgresDataType] = [.int8, .int8, .text, .int8]
+}

@@ -238,6 +238,11 @@ struct PostgresColumns: ColumnReader {
         row[first + Int(index)].integer ?? 0
     }
 
+    /// The columns of a `ROW(…)` cell (`PackedColumns`); nil for NULL.
+    func packed(_ index: Int32) -> PackedColumns? {
+        PackedColumns(row[first + Int(index)].bytes)
+    }
+
     func withText<T>(_ index: Int32, _ body: (UnsafeBufferPointer<UInt8>?) throws -> T) rethrows -> T {
         guard let bytes = row[first + Int(index)].bytes else { return try body(nil) }
         return try bytes.withUnsafeReadableBytes { raw in

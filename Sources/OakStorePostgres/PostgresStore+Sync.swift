@@ -13,24 +13,20 @@ extension PostgresStore: SyncRepository {
         try await snapshot { session in
             let marks = try await Self.historyMarks(session)
             let window = try PullWindow(cursor: cursor, database: marks.database, head: marks.head, compactedThrough: marks.compactedThrough)
-            let start = window.position.sequence
-            let entityList = entities.map { "'\($0.rawValue)'" }.joined(separator: ", ")
             // A snapshot needs no tombstones of deletes made before it started: the client starts from nothing.
-            let tombstones = window.snapshotStart.map { "AND (op = 'upsert' OR seq > \($0))" } ?? ""
             let rows = try await session.rows(
-                """
-                SELECT seq, entity, entity_key, op, COALESCE(deleted_at, changed_at) FROM change_log
-                WHERE seq > $1 AND entity IN (\(entityList)) \(tombstones) ORDER BY seq LIMIT $2
-                """,
-                [.integer(start), StoredValue(limit + 1)])
+                PullPageStatement.self,
+                [
+                    .integer(window.position.sequence), StoredValue(limit + 1), .text(entities.map(\.rawValue).joined(separator: ",")),
+                    .integer(window.snapshotStart ?? -1),
+                ])
             let hasMore = rows.count > limit
-            let page = rows.prefix(limit).map { PostgresColumns($0) }
-            let last = page.last?.int(0)
-            let next = window.next(hasMore: hasMore, lastSequence: last)
+            let page = Self.inSequence(rows.map { PostgresColumns($0) }).prefix(limit)
+            let next = window.next(hasMore: hasMore, lastSequence: page.last?.int(0))
             if hasMore { following?(next.description) }
             var json = JSONOutput(capacity: 64 * 1024 + page.count * 1024)
             json.beginPull()
-            try await Self.writeChanges(session, page, after: start, through: last ?? start, into: &json)
+            try await Self.writeChanges(session, page, into: &json)
             return json.endPull(cursor: next, hasMore: hasMore)
         }
     }
@@ -109,17 +105,21 @@ extension PostgresStore: SyncRepository {
     static let compactedThroughQuery = "SELECT value FROM sync_state WHERE key = 'compacted_through'"
     static let databaseIDQuery = "SELECT value || to_hex('change_log'::regclass::oid::bigint) FROM sync_state WHERE key = 'database_id'"
 
-    /// Writes a page of the change log (`seq, entity, entity_key, op, deleted_at`) as `SyncChange`s: notes from one
-    /// query over the page's range, other records encoded from their models. An upsert whose record is gone
-    /// by now is left out (its delete follows later).
-    static func writeChanges(
-        _ session: PostgresSession, _ page: [PostgresColumns], after start: Int64, through end: Int64, into json: inout JSONOutput
-    ) async throws {
+    /// A pull's page (`pageQuery`'s rows) by sequence number, the order its hash join need not keep.
+    static func inSequence(_ rows: [PostgresColumns]) -> [PostgresColumns] {
+        let sequences = rows.map { $0.int(0) }
+        guard zip(sequences, sequences.dropFirst()).contains(where: { $0 >= $1 }) else { return rows }
+        return zip(sequences, rows).sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    /// Writes a page of the change log (`pageQuery`'s rows) as `SyncChange`s: notes as the page's rows carry them,
+    /// other records encoded from their models. An upsert whose record is gone by now is left out (its delete
+    /// follows later).
+    static func writeChanges(_ session: PostgresSession, _ page: ArraySlice<PostgresColumns>, into json: inout JSONOutput) async throws {
         var keys: [SyncEntity: [String]] = [:]
-        var hasNotes = false
         for row in page where row.string(3) == SyncOperation.upsert.rawValue {
-            guard let entity = row.string(1).flatMap(SyncEntity.init(rawValue:)) else { continue }
-            if entity == .notes { hasNotes = true } else { keys[entity, default: []].append(row.string(2) ?? "") }
+            guard let entity = row.string(1).flatMap(SyncEntity.init(rawValue:)), entity != .notes else { continue }
+            keys[entity, default: []].append(row.string(2) ?? "")
         }
         var records: [String: Data] = [:]
         for (entity, list) in keys {
@@ -128,10 +128,6 @@ extension PostgresStore: SyncRepository {
                 if let record = try SyncRecords.encoded(entity, row, PostgresColumns(row)) { records[record.key] = record.json }
             }
         }
-        var notes: [Int64: PackedColumns] = [:]
-        for note in hasNotes ? try await session.packedRows(pulledNotes, [.integer(start), .integer(end)]) : [] {
-            notes[note.int(PulledNoteColumn.seq.rawValue)] = note
-        }
         var first = true
         for row in page {
             let sequence = row.int(0)
@@ -139,7 +135,7 @@ extension PostgresStore: SyncRepository {
             let key = row.string(2) ?? ""
             let op = row.string(3) ?? ""
             let isUpsert = op == SyncOperation.upsert.rawValue
-            let note = isUpsert && entity == SyncEntity.notes.rawValue ? notes[sequence] : nil
+            let note = isUpsert && entity == SyncEntity.notes.rawValue ? row.packed(5) : nil
             let record = isUpsert && note == nil ? records["\(entity)/\(key)"] : nil
             guard !isUpsert || note != nil || record != nil else { continue }
             try json.pulledChange(
@@ -149,15 +145,26 @@ extension PostgresStore: SyncRepository {
         }
     }
 
-    /// The notes upserted in the change log's range `$1 < seq <= $2`, one `ROW(…)` a note (`PackedColumns`). Their
-    /// species are joined by a hash of the whole species table, which `OFFSET 0` keeps PostgreSQL from turning
-    /// into an index look-up a note: the table is small (a few hundred rows, read in about 0.1 ms), and a page
-    /// of 1,000 notes names most of it, so that the look-ups took the query 6.0 ms against 4.3 (BENCHMARKS.md,
-    /// "PostgreSQL beside SQLite", 2026-12-02).
-    private static let pulledNotes =
-        "SELECT ROW(\(PulledNoteColumn.expressions))"
-        + PulledNoteColumn.from(.byKey, species: "(SELECT scientific_name, \(PulledNoteColumn.taxonomy) FROM oak_entries OFFSET 0)")
-        + " WHERE c.entity = 'notes' AND c.op = 'upsert' AND c.seq > $1 AND c.seq <= $2"
+    /// A pull's page, one statement: the change log's entries after `$1` of the entities listed in `$3` (names
+    /// joined by commas), at most `$2`, without the tombstones numbered up to `$4` (a snapshot's start, or -1);
+    /// each `seq, entity, entity_key, op`, its time (`deleted_at` of a tombstone), and a note's upsert's note as one
+    /// `ROW(…)` of `PulledNoteColumn` (`PackedColumns`), NULL for the others and for a note gone by now. A note is
+    /// looked up by its id (`OFFSET 0` keeps PostgreSQL from hashing every note instead), its species by a hash of
+    /// the species table, which is small and which a page of 1,000 notes names most of: looked up one by one, they
+    /// took the notes' query 6.0 ms against 4.3 (BENCHMARKS.md, "PostgreSQL beside SQLite", 2026-12-02).
+    static let pageQuery = """
+        WITH c AS (
+            SELECT seq, entity, entity_key, op, COALESCE(deleted_at, changed_at) AS at FROM change_log
+            WHERE seq > $1 AND entity = ANY (string_to_array($3, ',')) AND (op = 'upsert' OR seq > $4) ORDER BY seq LIMIT $2
+        )
+        SELECT c.seq, c.entity, c.entity_key, c.op, c.at,
+            CASE WHEN e.scientific_name IS NOT NULL THEN ROW(\(PulledNoteColumn.expressions)) END
+        FROM c
+        LEFT JOIN LATERAL (
+            SELECT * FROM species_sources WHERE uuid = c.entity_key AND c.entity = 'notes' AND c.op = 'upsert' OFFSET 0
+        ) ss ON TRUE
+        LEFT JOIN (SELECT scientific_name, \(PulledNoteColumn.taxonomy) FROM oak_entries OFFSET 0) e ON e.scientific_name = ss.scientific_name
+        """
 
     // MARK: Push
 

@@ -20,21 +20,20 @@ public enum PulledNoteColumn: Int32, CaseIterable, Sendable {
         "SELECT \(expressions)" + from(log)
     }
 
-    /// What `selection` selects from; `species` is what is joined as `e`: `oak_entries`, or a query over it
-    /// that selects `scientific_name` and `taxonomy` (see `PostgresStore.writeChanges`).
-    package static func from(_ log: NoteLog, species: String = "oak_entries") -> String {
+    /// What `selection` selects from.
+    package static func from(_ log: NoteLog) -> String {
         """
 
         FROM change_log c
         \(log.noteOfEntry)
-        JOIN \(species) e ON e.scientific_name = ss.scientific_name
+        JOIN oak_entries e ON e.scientific_name = ss.scientific_name
         """
     }
 
     /// The species' columns among these (`e`'s): a note's taxonomy.
     private static let taxonomyColumns: [Self] = [.subgenus, .section, .subsection, .complex]
 
-    /// The names of `taxonomyColumns`, for a query over the species that `from` joins.
+    /// The names of `taxonomyColumns`, for a query over the species joined as `e` (`PostgresStore.pageQuery`).
     package static let taxonomy = taxonomyColumns.map { "\($0)" }.joined(separator: ", ")
 }
 
