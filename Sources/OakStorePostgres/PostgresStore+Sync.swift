@@ -15,7 +15,7 @@ extension PostgresStore: SyncRepository {
             let window = try PullWindow(cursor: cursor, database: marks.database, head: marks.head, compactedThrough: marks.compactedThrough)
             // A snapshot needs no tombstones of deletes made before it started: the client starts from nothing.
             let rows = try await session.rows(
-                PullPageStatement.self,
+                Self.pageQuery,
                 [
                     .integer(window.position.sequence), StoredValue(limit + 1), .text(entities.map(\.rawValue).joined(separator: ",")),
                     .integer(window.snapshotStart ?? -1),
