@@ -5,7 +5,7 @@ import Testing
 
 /// `oak doctor --database-url`, run as the built binary against real PostgreSQL databases.
 @Suite(
-    "oak doctor", .enabled(if: TestBackend.postgresURL != nil, "needs PostgreSQL: run the tests through scripts/test (or scripts/with-postgres)"))
+    "oak doctor", .needsPostgres)
 struct DoctorCommandTests {
     @Test(
         "doctor: a database oak serve runs on passes every check (exit 0); an empty one, a counter behind the log and an unreachable server are each named with the fix (exit 1)"

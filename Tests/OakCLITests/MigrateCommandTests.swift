@@ -10,7 +10,7 @@ import FoundationNetworking
 /// `oak migrate` between a SQLite file and PostgreSQL, run as a user runs it.
 @Suite(
     "oak migrate between SQLite and PostgreSQL",
-    .enabled(if: TestBackend.postgresURL != nil, "needs a PostgreSQL server: run the tests through scripts/test (or scripts/with-postgres)"))
+    .needsPostgres)
 struct MigrateCommandTests {
     /// The JSON of a GET.
     private func get(_ url: String) async throws -> (status: Int, body: [String: Any]) {

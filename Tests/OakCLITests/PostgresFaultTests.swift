@@ -116,7 +116,7 @@ private func exits(_ server: ServerProcess, within limit: Duration) async throws
 /// `pg_ctl stop -m immediate` and started again, backends terminated mid-batch, SIGTERM in every state.
 @Suite(
     "oak serve through PostgreSQL's faults", .serialized,
-    .enabled(if: TestBackend.postgresURL != nil, "needs PostgreSQL: run the tests through scripts/test (or scripts/with-postgres)"))
+    .needsPostgres)
 struct PostgresFaultTests {
     /// Species names of the starter dataset, for notes of their own (one note per species and source).
     private static func speciesNames(_ server: ServerProcess) async throws -> [String] {

@@ -23,7 +23,7 @@ private func send(_ method: String, _ url: String, json: Any? = nil, key: String
 /// Several `oak serve` processes on one PostgreSQL database, as the scale-out deployment runs them.
 @Suite(
     "Two oak serve instances on one PostgreSQL database",
-    .enabled(if: TestBackend.postgresURL != nil, "needs a PostgreSQL server: run the tests through scripts/test (or scripts/with-postgres)"))
+    .needsPostgres)
 struct ScaleOutTests {
     @Test(
         "scale-out: a note pushed to one instance is pulled from the other, a token created once works on both, and neither serves a stale cached answer after the other's write"

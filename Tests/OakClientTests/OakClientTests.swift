@@ -130,7 +130,7 @@ struct OakClientTests {
 
     @Test(
         "Backup on a PostgreSQL server is refused (409) with the error envelope that names pg_dump",
-        .enabled(if: TestBackend.postgresURL != nil, "needs scripts/with-postgres"))
+        .needsPostgres)
     func backupOnPostgres() async throws {
         try await LiveServer.run(backend: .postgres) { server in
             let refused = await #expect(throws: OakClientError.self) { try await server.client().backup() }

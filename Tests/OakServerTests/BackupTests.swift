@@ -84,7 +84,7 @@ struct BackupTests {
         #expect(served.1 == original.1)
     }
 
-    @Test("on PostgreSQL, POST /backup answers 409 naming pg_dump, and writes nothing", .enabled(if: TestBackend.postgresURL != nil))
+    @Test("on PostgreSQL, POST /backup answers 409 naming pg_dump, and writes nothing", .needsPostgres)
     func postgresBackupRefused() async throws {
         let env = try await TestEnvironment(backend: .postgres)
         try await env.test { client in

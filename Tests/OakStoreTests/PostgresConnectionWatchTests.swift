@@ -12,7 +12,7 @@ import Testing
 /// request) forever: PostgresNIO does not answer a statement handed to a channel that closes at that moment.
 @Suite(
     "PostgreSQL statements on a closing connection", .timeLimit(.minutes(1)),
-    .enabled(if: TestBackend.postgresURL != nil, "needs a PostgreSQL server: run the tests through scripts/test (or scripts/with-postgres)"))
+    .needsPostgres)
 struct PostgresConnectionWatchTests {
     private static let logger = Logger(label: "oak.tests", factory: { _ in SwiftLogNoOpLogHandler() })
 

@@ -9,7 +9,7 @@ import Testing
 
 @Suite(
     "PostgreSQL connection leases", .timeLimit(.minutes(1)),
-    .enabled(if: TestBackend.postgresURL != nil, "needs a PostgreSQL server: run the tests through scripts/test (or scripts/with-postgres)"))
+    .needsPostgres)
 struct PostgresLeaseTests {
     private static let logger = Logger(label: "oak.tests", factory: { _ in SwiftLogNoOpLogHandler() })
 

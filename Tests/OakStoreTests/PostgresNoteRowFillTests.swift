@@ -8,7 +8,7 @@ import Testing
 /// lower case and both timestamps (`oak_fill_note_row`, run only for a row that lacks one of them, migration v6).
 @Suite(
     "PostgreSQL: note rows other programs write", .timeLimit(.minutes(1)),
-    .enabled(if: TestBackend.postgresURL != nil, "needs a PostgreSQL server: run the tests through scripts/test (or scripts/with-postgres)"))
+    .needsPostgres)
 struct PostgresNoteRowFillTests {
     /// How many notes of `alba` with source `source` have a lower-case id and both timestamps.
     private func filledRows(_ url: String, source: Int) async throws -> Int {

@@ -11,7 +11,7 @@ import Testing
 /// as the row's own columns would: text byte for byte, integers of every width, NULLs, and an empty text apart from NULL.
 @Suite(
     "PostgreSQL rows packed into one value", .timeLimit(.minutes(1)),
-    .enabled(if: TestBackend.postgresURL != nil, "needs a PostgreSQL server: run the tests through scripts/test (or scripts/with-postgres)"))
+    .needsPostgres)
 struct PostgresPackedColumnsTests {
     private static let logger = Logger(label: "oak.tests", factory: { _ in SwiftLogNoOpLogHandler() })
 

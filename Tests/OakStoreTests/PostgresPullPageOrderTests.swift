@@ -10,7 +10,7 @@ import Testing
 /// put in sequence order before it is written, so a client always sees versions ascending.
 @Suite(
     "PostgreSQL pull page order", .timeLimit(.minutes(1)),
-    .enabled(if: TestBackend.postgresURL != nil, "needs a PostgreSQL server: run the tests through scripts/test (or scripts/with-postgres)"))
+    .needsPostgres)
 struct PostgresPullPageOrderTests {
     private static let logger = Logger(label: "oak.tests", factory: { _ in SwiftLogNoOpLogHandler() })
 

@@ -267,7 +267,7 @@ extension StoreConformanceTests {
 
     @Test(
         "injected: a PostgreSQL store on a connection pool its caller runs",
-        .enabled(if: TestBackend.postgresURL != nil, "needs a PostgreSQL server: run the tests through scripts/test (or scripts/with-postgres)"))
+        .needsPostgres)
     func postgresOnCallersClient() async throws {
         let url = try await temporaryPostgresDatabase()
         let client = PostgresClient(configuration: try PostgresURL(url).clientConfiguration)
