@@ -44,6 +44,25 @@ struct RateLimitTests {
         }
     }
 
+    @Test("an error answer to a limited request (404, 400, 401) carries the X-RateLimit fields of the token it took")
+    func errorAnswersCarryTheFields() async throws {
+        let env = try await TestEnvironment()
+        try await env.test(configuration: limited(env), rateLimiter: RateLimiter(clock: { 1000 })) { client in
+            let missing = try await client.send(.get, "/api/v1/species/nosuchoak")
+            #expect(missing.status == .notFound)
+            #expect(missing.headers[.init("X-RateLimit-Limit")!] == "10")
+            #expect(missing.headers[.init("X-RateLimit-Remaining")!] == "9")
+            #expect(missing.headers[.init("X-RateLimit-Reset")!] != nil)
+            let invalid = try await client.send(.get, "/api/v1/species?limit=zero")
+            #expect(invalid.status == .badRequest)
+            #expect(invalid.headers[.init("X-RateLimit-Remaining")!] == "8")
+            let unauthorized = try await client.send(.post, "/api/v1/sources", json: #"{"source_type": "book", "name": "B"}"#, key: nil)
+            #expect(unauthorized.status == .unauthorized)
+            #expect(unauthorized.headers[.init("X-RateLimit-Limit")!] == "5", "a write's bucket")
+            #expect(unauthorized.headers[.init("X-RateLimit-Remaining")!] == "4")
+        }
+    }
+
     @Test("writes: 5 per second per IP, counted apart from reads")
     func writeLimit() async throws {
         let env = try await TestEnvironment()

@@ -28,9 +28,8 @@ struct FinishingMiddleware: RouterMiddleware {
             do {
                 response = try await next(request, context)
             } catch {
+                // An error took its token like any answer: it carries the rate limit's fields too.
                 response = errors.response(to: error, request: request, context: context)
-                // The rate limit's fields are stamped on the answers the chain returns, not on an error's.
-                facts.rateDecision = nil
             }
         }
         finisher.finish(facts, status: response.status.code, headers: &response.headers, route: context.endpointPath ?? "NotFound", logger: context.logger)
