@@ -1,8 +1,5 @@
-import Foundation
-import Logging
 import OakStoreKit
 import OakTestSupport
-import PostgresNIO
 import Testing
 
 @testable import OakStorePostgres
@@ -13,31 +10,22 @@ import Testing
     "PostgreSQL rows packed into one value", .timeLimit(.minutes(1)),
     .needsPostgres)
 struct PostgresPackedColumnsTests {
-    private static let logger = Logger(label: "oak.tests", factory: { _ in SwiftLogNoOpLogHandler() })
-
     @Test("a ROW value reads column by column as the columns selected one by one: text, integers, NULL and empty text")
     func packedRowReadsLikeItsColumns() async throws {
-        let url = try await temporaryPostgresDatabase()
-        let client = PostgresClient(configuration: try PostgresURL(url).clientConfiguration)
         let values = #"9007199254740993::bigint, 'Quercus × bebbiana, "white" oak'::text, NULL::text, ''::text, 42::int4, -7::int2, 'ümlaut ✓'"#
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            try await client.withConnection { connection in
-                let session = PostgresSession(connection: connection, logger: Self.logger)
-                let plain = PostgresColumns(try #require(try await session.row("SELECT \(values)")))
-                let packedRow = try #require(try await session.row("SELECT ROW(\(values))"))
-                let packed = try #require(PackedColumns(packedRow[0].bytes))
-                for index: Int32 in 0..<7 {
-                    #expect(packed.isNull(index) == plain.isNull(index), "column \(index)")
-                    #expect(packed.string(index) == plain.string(index), "column \(index)")
-                }
-                for index: Int32 in [0, 4, 5] { #expect(packed.int(index) == plain.int(index), "column \(index)") }
-                #expect(packed.int(0) == 9_007_199_254_740_993)
-                #expect(packed.int(5) == -7)
-                #expect(packed.isNull(2) && !packed.isNull(3) && packed.string(3) == "")
-                #expect(PackedColumns(plain.row[1].bytes) == nil, "a text is not read as a row")
+        try await withPostgresSession { session in
+            let plain = PostgresColumns(try #require(try await session.row("SELECT \(values)")))
+            let packedRow = try #require(try await session.row("SELECT ROW(\(values))"))
+            let packed = try #require(PackedColumns(packedRow[0].bytes))
+            for index: Int32 in 0..<7 {
+                #expect(packed.isNull(index) == plain.isNull(index), "column \(index)")
+                #expect(packed.string(index) == plain.string(index), "column \(index)")
             }
-            group.cancelAll()
+            for index: Int32 in [0, 4, 5] { #expect(packed.int(index) == plain.int(index), "column \(index)") }
+            #expect(packed.int(0) == 9_007_199_254_740_993)
+            #expect(packed.int(5) == -7)
+            #expect(packed.isNull(2) && !packed.isNull(3) && packed.string(3) == "")
+            #expect(PackedColumns(plain.row[1].bytes) == nil, "a text is not read as a row")
         }
     }
 }
