@@ -91,14 +91,17 @@ def coldstart(args):
     print(json.dumps(summary(times)))
 
 
-def alternating(runs, ports, once):
-    """`once(port, run)` for each run on each of `ports`, their order reversed every other run (A B, B A, A B, …) so
-    that a drift in the machine's speed weighs on each of them alike; each port's results in run order."""
+def alternating(args, once, summarize):
+    """Runs `once(port, run)` --runs times on --port and, with --beside, as often on that port too, their order
+    reversed every other run (A B, B A, A B, …) so that a drift in the machine's speed weighs on both alike; prints
+    `summarize` of --port's results in run order, with --beside's under "beside"."""
+    ports = ([args.beside] if args.beside else []) + [args.port]
     results = {port: [] for port in ports}
-    for run in range(runs):
+    for run in range(args.runs):
         for port in ports if run % 2 == 0 else ports[::-1]:
             results[port].append(once(port, run))
-    return results
+    summaries = {port: summarize(runs) for port, runs in results.items()}
+    print(json.dumps({**summaries[args.port], **({"beside": summaries[args.beside]} if args.beside else {})}))
 
 
 def pull(args):
@@ -133,9 +136,7 @@ def pull(args):
             parse_ms=round(statistics.median(parse_times), 1), server_ms=round(statistics.median(shares), 1),
             first_server_ms=round(shares[0], 1))
 
-    ports = ([args.beside] if args.beside else []) + [args.port]
-    results = alternating(args.runs, ports, once)
-    print(json.dumps({**pulled(results[args.port]), **({"beside": pulled(results[args.beside])} if args.beside else {})}))
+    alternating(args, once, pulled)
 
 
 def push(args):
@@ -144,13 +145,13 @@ def push(args):
 
     Each run first creates fresh sources (untimed), so every note is new for its (species, source) pair.
     """
-    ports = ([args.beside] if args.beside else []) + [args.port]
-    conns = {port: http.client.HTTPConnection(args.host, port) for port in ports}
-    species = {port: [s["scientific_name"] for s in loads(request(conn, "GET", "/api/v1/species?limit=1000"))["data"]]
-               for port, conn in conns.items()}
+    conns, species = {}, {}
     batches = -(-args.notes // args.batch)
 
     def once(port, run):
+        if port not in conns:
+            conns[port] = http.client.HTTPConnection(args.host, port)
+            species[port] = [s["scientific_name"] for s in loads(request(conns[port], "GET", "/api/v1/species?limit=1000"))["data"]]
         conn, names = conns[port], species[port]
         sources = [
             loads(request(conn, "POST", "/api/v1/sources", json.dumps(
@@ -171,9 +172,7 @@ def push(args):
             sys.exit(f"push: expected every change applied, got {statuses}")
         return elapsed
 
-    results = alternating(args.runs, ports, once)
-    pushed = {port: summary(times, notes=args.notes, batches=batches) for port, times in results.items()}
-    print(json.dumps({**pushed[args.port], **({"beside": pushed[args.beside]} if args.beside else {})}))
+    alternating(args, once, lambda times: summary(times, notes=args.notes, batches=batches))
 
 
 def urls(args):
