@@ -139,8 +139,16 @@ package struct PostgresSession: @unchecked Sendable {
 
     /// Every row of a query that selects one `ROW(…)` a row, read as the columns of that value (`PackedColumns`).
     func packedRows(_ sql: String, _ values: [StoredValue] = []) async throws -> [PackedColumns] {
-        try await rows(sql, values).map { row in
-            guard let columns = PackedColumns(row[0].bytes) else { throw OakError(.internalError, "a row is not one ROW(…) value") }
+        try await packedRows(sql, Self.bindings(values))
+    }
+
+    /// Every row of a query that selects one `ROW(…)` a row, with parameters bound as they are: lists as PostgreSQL
+    /// arrays in its binary format, which it reads without parsing text.
+    func packedRows(_ sql: String, _ binds: PostgresBindings) async throws -> [PackedColumns] {
+        try await answerAfterSent(statement(PostgresQuery(unsafeSQL: sql, binds: binds))).rows.map { row in
+            guard let columns = PackedColumns(row.makeRandomAccess()[0].bytes) else {
+                throw OakError(.internalError, "a row is not one ROW(…) value")
+            }
             return columns
         }
     }

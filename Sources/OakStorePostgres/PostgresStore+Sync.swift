@@ -3,6 +3,7 @@ import NIOCore
 import OakModels
 import OakStore
 import OakStoreKit
+import PostgresNIO
 
 extension PostgresStore: SyncRepository {
     public func pull(
@@ -21,12 +22,12 @@ extension PostgresStore: SyncRepository {
                     .integer(window.snapshotStart ?? -1),
                 ])
             let hasMore = rows.count > limit
-            let page = Self.inSequence(rows.map { PostgresColumns($0) }).prefix(limit)
+            let page = rows.prefix(limit).map { PostgresColumns($0) }
             let next = window.next(hasMore: hasMore, lastSequence: page.last?.int(0))
             if hasMore { following?(next.description) }
             var json = JSONOutput(capacity: 64 * 1024 + page.count * 1024)
             json.beginPull()
-            try await Self.writeChanges(session, page, into: &json)
+            try await self.writeChanges(session, page, database: marks.database, into: &json)
             return json.endPull(cursor: next, hasMore: hasMore)
         }
     }
@@ -105,20 +106,21 @@ extension PostgresStore: SyncRepository {
     static let compactedThroughQuery = "SELECT value FROM sync_state WHERE key = 'compacted_through'"
     static let databaseIDQuery = "SELECT value || to_hex('change_log'::regclass::oid::bigint) FROM sync_state WHERE key = 'database_id'"
 
-    /// A pull's page (`pageQuery`'s rows) by sequence number, the order its hash join need not keep. The rows nearly
-    /// always come in that order already, which the standard library's sort checks in one pass.
-    static func inSequence(_ rows: [PostgresColumns]) -> [PostgresColumns] {
-        rows.sorted { $0.int(0) < $1.int(0) }
-    }
-
-    /// Writes a page of the change log (`pageQuery`'s rows) as `SyncChange`s: notes as the page's rows carry them,
-    /// other records encoded from their models. An upsert whose record is gone by now is left out (its delete
-    /// follows later).
-    static func writeChanges(_ session: PostgresSession, _ page: ArraySlice<PostgresColumns>, into json: inout JSONOutput) async throws {
+    /// Writes a page of the change log (`pageQuery`'s rows) as `SyncChange`s: notes as the cache holds them or as
+    /// `pageNotesQuery` reads them, other records encoded from their models. An upsert whose record is gone by now
+    /// is left out (its delete follows later).
+    func writeChanges(
+        _ session: PostgresSession, _ page: [PostgresColumns], database: String, into json: inout JSONOutput
+    ) async throws {
         var keys: [SyncEntity: [String]] = [:]
+        var noteEntries: [PulledNoteCache.Entry] = []
         for row in page where row.string(3) == SyncOperation.upsert.rawValue {
-            guard let entity = row.string(1).flatMap(SyncEntity.init(rawValue:)), entity != .notes else { continue }
-            keys[entity, default: []].append(row.string(2) ?? "")
+            guard let entity = row.string(1).flatMap(SyncEntity.init(rawValue:)) else { continue }
+            if entity == .notes {
+                noteEntries.append(PulledNoteCache.Entry(sequence: row.int(0), note: row.string(2) ?? "", time: row.string(4) ?? ""))
+            } else {
+                keys[entity, default: []].append(row.string(2) ?? "")
+            }
         }
         var records: [String: Data] = [:]
         for (entity, list) in keys {
@@ -127,6 +129,7 @@ extension PostgresStore: SyncRepository {
                 if let record = try SyncRecords.encoded(entity, row, PostgresColumns(row)) { records[record.key] = record.json }
             }
         }
+        let notes = try await pageNotes(session, noteEntries, database: database)
         var first = true
         for row in page {
             let sequence = row.int(0)
@@ -134,35 +137,60 @@ extension PostgresStore: SyncRepository {
             let key = row.string(2) ?? ""
             let op = row.string(3) ?? ""
             let isUpsert = op == SyncOperation.upsert.rawValue
-            let note = isUpsert && entity == SyncEntity.notes.rawValue ? row.packed(5) : nil
-            let record = isUpsert && note == nil ? records["\(entity)/\(key)"] : nil
-            guard !isUpsert || note != nil || record != nil else { continue }
+            let record =
+                !isUpsert ? nil : entity == SyncEntity.notes.rawValue ? notes[sequence] : records["\(entity)/\(key)"]
+            guard !isUpsert || record != nil else { continue }
             try json.pulledChange(
-                first: first, entity: entity, key: key, op: op, version: sequence, deletedAt: isUpsert ? nil : row.string(4), note: note,
-                record: record)
+                first: first, entity: entity, key: key, op: op, version: sequence, deletedAt: isUpsert ? nil : row.string(4),
+                note: nil as PackedColumns?, record: record)
             first = false
         }
     }
 
-    /// A pull's page, one statement: the change log's entries after `$1` of the entities listed in `$3` (names
-    /// joined by commas), at most `$2`, without the tombstones numbered up to `$4` (a snapshot's start, or -1);
-    /// each `seq, entity, entity_key, op`, its time (`deleted_at` of a tombstone), and a note's upsert's note as one
-    /// `ROW(…)` of `PulledNoteColumn` (`PackedColumns`), NULL for the others and for a note gone by now. A note is
-    /// looked up by its id (`OFFSET 0` keeps PostgreSQL from hashing every note instead), its species by a hash of
-    /// the species table, which is small and which a page of 1,000 notes names most of: looked up one by one, they
-    /// took the notes' query 6.0 ms against 4.3 (BENCHMARKS.md, "PostgreSQL beside SQLite", 2026-12-02).
+    /// The JSON of a page's notes, by their entries' sequence numbers: those the cache holds, and the others read in
+    /// one query, written and kept. A note gone by now is not among them.
+    private func pageNotes(_ session: PostgresSession, _ entries: [PulledNoteCache.Entry], database: String) async throws -> [Int64: Data] {
+        guard !entries.isEmpty else { return [:] }
+        var notes = pulledNotes.notes(entries, of: database)
+        let missing = entries.filter { notes[$0.sequence] == nil }
+        guard !missing.isEmpty else { return notes }
+        let entriesRead = Dictionary(missing.map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
+        var read: [(PulledNoteCache.Entry, Data)] = []
+        read.reserveCapacity(missing.count)
+        var lists = PostgresBindings(capacity: 2)
+        lists.append(missing.map(\.note))
+        lists.append(missing.map(\.sequence))
+        for columns in try await session.packedRows(Self.pageNotesQuery, lists) {
+            let sequence = columns.int(PulledNoteColumn.seq.rawValue)
+            guard let entry = entriesRead[sequence] else { continue }
+            var one = JSONOutput(capacity: 1024)
+            try one.pulledNote(columns)
+            let json = one.withBytes { Data($0) }
+            notes[sequence] = json
+            read.append((entry, json))
+        }
+        pulledNotes.keep(read, of: database)
+        return notes
+    }
+
+    /// A pull's page of the change log: its entries after `$1` of the entities listed in `$3` (names joined by
+    /// commas), at most `$2`, without the tombstones numbered up to `$4` (a snapshot's start, or -1), in sequence
+    /// order; each `seq, entity, entity_key, op` and its time (`deleted_at` of a tombstone, else `changed_at`).
     static let pageQuery = """
-        WITH c AS (
-            SELECT seq, entity, entity_key, op, COALESCE(deleted_at, changed_at) AS at FROM change_log
-            WHERE seq > $1 AND entity = ANY (string_to_array($3, ',')) AND (op = 'upsert' OR seq > $4) ORDER BY seq LIMIT $2
-        )
-        SELECT c.seq, c.entity, c.entity_key, c.op, c.at,
-            CASE WHEN e.scientific_name IS NOT NULL THEN ROW(\(PulledNoteColumn.expressions)) END
-        FROM c
-        LEFT JOIN LATERAL (
-            SELECT * FROM species_sources WHERE uuid = c.entity_key AND c.entity = 'notes' AND c.op = 'upsert' OFFSET 0
-        ) ss ON TRUE
-        LEFT JOIN (SELECT scientific_name, \(PulledNoteColumn.taxonomy) FROM oak_entries OFFSET 0) e ON e.scientific_name = ss.scientific_name
+        SELECT seq, entity, entity_key, op, COALESCE(deleted_at, changed_at) AS at FROM change_log
+        WHERE seq > $1 AND entity = ANY (string_to_array($3, ',')) AND (op = 'upsert' OR seq > $4) ORDER BY seq LIMIT $2
+        """
+
+    /// The notes of the ids `$1` whose entries are numbered `$2` (a page's note upserts the cache does not hold),
+    /// each a `ROW(…)` of `PulledNoteColumn` (`PackedColumns`) with its entry's `seq`. A note is looked up by its id
+    /// (`OFFSET 0` keeps PostgreSQL from hashing every note instead), its species by a hash of the species table,
+    /// which is small and which a page of 1,000 notes names most of: looked up one by one, they took the notes'
+    /// query 6.0 ms against 4.3 (BENCHMARKS.md, "PostgreSQL beside SQLite", 2026-12-02).
+    static let pageNotesQuery = """
+        SELECT ROW(\(PulledNoteColumn.expressions))
+        FROM unnest($1::text[], $2::bigint[]) AS c(entity_key, seq)
+        JOIN LATERAL (SELECT * FROM species_sources WHERE uuid = c.entity_key OFFSET 0) ss ON TRUE
+        JOIN (SELECT scientific_name, \(PulledNoteColumn.taxonomy) FROM oak_entries OFFSET 0) e ON e.scientific_name = ss.scientific_name
         """
 
     // MARK: Push

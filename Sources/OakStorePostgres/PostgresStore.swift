@@ -25,6 +25,8 @@ public final class PostgresStore: Sendable {
     let activity = PoolActivity()
     let searchIndex = PostgresSearchIndex()
     let exportCache = ExportCache<PostgresExport>()
+    /// The notes pulls wrote, for the pulls after them.
+    let pulledNotes = PulledNoteCache()
     /// The server's clock: note timestamps, push clamping. Tests inject a controlled one.
     let clock: @Sendable () -> Date
     /// The pool's size and waits.

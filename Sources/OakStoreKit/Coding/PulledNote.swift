@@ -33,7 +33,7 @@ public enum PulledNoteColumn: Int32, CaseIterable, Sendable {
     /// The species' columns among these (`e`'s): a note's taxonomy.
     private static let taxonomyColumns: [Self] = [.subgenus, .section, .subsection, .complex]
 
-    /// The names of `taxonomyColumns`, for a query over the species joined as `e` (`PostgresStore.pageQuery`).
+    /// The names of `taxonomyColumns`, for a query over the species joined as `e` (`PostgresStore.pageNotesQuery`).
     package static let taxonomy = taxonomyColumns.map { "\($0)" }.joined(separator: ", ")
 }
 
