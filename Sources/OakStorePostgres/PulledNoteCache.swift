@@ -9,10 +9,10 @@ import Synchronization
 /// database set back in time and written again (a point-in-time recovery) does not give twice; and the cache
 /// holds one database's notes, the one its last pull named. Only pulls fill it, with notes read committed.
 ///
-/// A note read from PostgreSQL costs the pull about 20 µs (its row sent, decoded and written as JSON) against
-/// about 1 µs from here (BENCHMARKS.md, "2026-12-02, evening"). SQLite's notes are read in the server's process,
-/// and its pull is bound by the client's parsing: it has none. The oldest notes kept go first once `budget`
-/// bytes of JSON are held.
+/// A note read from PostgreSQL cost a pull about 10 µs of CPU (its row looked up, sent, decoded and written as
+/// JSON: 7 of PostgreSQL's and 3 of the server's), which held notes save (BENCHMARKS.md, "2026-12-02, evening").
+/// SQLite's notes are read in the server's process, and its pull is bound by the client's parsing: it has none.
+/// The oldest notes kept go first once `budget` bytes of JSON are held.
 final class PulledNoteCache: Sendable {
     /// A note's entry in the change log.
     struct Entry: Hashable, Sendable {
