@@ -61,7 +61,12 @@ package struct PostgresSession: @unchecked Sendable {
 
     /// A statement's answer, sent after the statements sent before it, which must succeed first.
     private func result(_ sql: String, _ values: [StoredValue]) async throws -> PostgresQueryResult {
-        try await answerAfterSent(statement(query(sql, values)))
+        try await result(sql, Self.bindings(values))
+    }
+
+    /// A statement's answer (`result(_:_:)`), its parameters bound as they are.
+    private func result(_ sql: String, _ binds: PostgresBindings) async throws -> PostgresQueryResult {
+        try await answerAfterSent(statement(PostgresQuery(unsafeSQL: sql, binds: binds)))
     }
 
     /// The answer to a statement handed to the connection after those sent before it (`send`), whose answers are
@@ -145,7 +150,7 @@ package struct PostgresSession: @unchecked Sendable {
     /// Every row of a query that selects one `ROW(…)` a row, with parameters bound as they are: lists as PostgreSQL
     /// arrays in its binary format, which it reads without parsing text.
     func packedRows(_ sql: String, _ binds: PostgresBindings) async throws -> [PackedColumns] {
-        try await answerAfterSent(statement(PostgresQuery(unsafeSQL: sql, binds: binds))).rows.map { row in
+        try await result(sql, binds).rows.map { row in
             guard let columns = PackedColumns(row.makeRandomAccess()[0].bytes) else {
                 throw OakError(.internalError, "a row is not one ROW(…) value")
             }

@@ -154,22 +154,15 @@ extension PostgresStore: SyncRepository {
         var notes = pulledNotes.notes(entries, of: database)
         let missing = entries.filter { notes[$0.sequence] == nil }
         guard !missing.isEmpty else { return notes }
-        let entriesRead = Dictionary(missing.map { ($0.sequence, $0) }, uniquingKeysWith: { first, _ in first })
-        var read: [(PulledNoteCache.Entry, Data)] = []
-        read.reserveCapacity(missing.count)
         var lists = PostgresBindings(capacity: 2)
         lists.append(missing.map(\.note))
         lists.append(missing.map(\.sequence))
         for columns in try await session.packedRows(Self.pageNotesQuery, lists) {
-            let sequence = columns.int(PulledNoteColumn.seq.rawValue)
-            guard let entry = entriesRead[sequence] else { continue }
             var one = JSONOutput(capacity: 1024)
             try one.pulledNote(columns)
-            let json = one.withBytes { Data($0) }
-            notes[sequence] = json
-            read.append((entry, json))
+            notes[columns.int(PulledNoteColumn.seq.rawValue)] = one.withBytes { Data($0) }
         }
-        pulledNotes.keep(read, of: database)
+        pulledNotes.keep(missing, writtenAs: notes, of: database)
         return notes
     }
 

@@ -54,11 +54,13 @@ final class PulledNoteCache: Sendable {
         }
     }
 
-    /// Holds notes of `database` just read, letting the oldest go past the budget.
-    func keep(_ notes: [(Entry, Data)], of database: String) {
+    /// Holds the notes of `entries` just read, as `notes` has them by sequence number (an entry without one, a note
+    /// gone by now, is left out), letting the oldest go past the budget.
+    func keep(_ entries: [Entry], writtenAs notes: [Int64: Data], of database: String) {
         held.withLock { held in
             if held.database != database { held = Held(database: database) }
-            for (entry, json) in notes {
+            for entry in entries {
+                guard let json = notes[entry.sequence] else { continue }
                 if let replaced = held.notes.updateValue((entry, json), forKey: entry.sequence) {
                     held.bytes -= replaced.json.count
                 } else {

@@ -103,7 +103,7 @@ struct PulledNoteCacheTests {
     @Test("a note is found only by its whole entry: the same sequence number with another note or time is not it")
     func foundByWholeEntry() {
         let cache = PulledNoteCache()
-        cache.keep([(entry(1), Data("one".utf8))], of: "db")
+        cache.keep([entry(1)], writtenAs: [1: Data("one".utf8)], of: "db")
         #expect(cache.notes([entry(1)], of: "db") == [1: Data("one".utf8)])
         #expect(cache.notes([entry(1, time: "2030-01-01T00:00:00.000000Z")], of: "db").isEmpty)
         #expect(cache.notes([PulledNoteCache.Entry(sequence: 1, note: "another", time: entry(1).time)], of: "db").isEmpty)
@@ -112,7 +112,7 @@ struct PulledNoteCacheTests {
     @Test("another database's notes are never answered: the cache lets go of the one it held")
     func oneDatabaseAtATime() {
         let cache = PulledNoteCache()
-        cache.keep([(entry(1), Data("one".utf8))], of: "restored")
+        cache.keep([entry(1)], writtenAs: [1: Data("one".utf8)], of: "restored")
         #expect(cache.notes([entry(1)], of: "new history").isEmpty)
         #expect(cache.notes([entry(1)], of: "restored").isEmpty, "what the other database held is gone")
         #expect(cache.count == 0)
@@ -121,7 +121,7 @@ struct PulledNoteCacheTests {
     @Test("past its budget the cache lets the oldest notes go first")
     func oldestGoFirst() {
         let cache = PulledNoteCache(budget: 10)
-        cache.keep((1...4).map { (entry($0), Data("abcd".utf8)) }, of: "db")
+        cache.keep((1...4).map { entry($0) }, writtenAs: Dictionary(uniqueKeysWithValues: (1...4).map { ($0, Data("abcd".utf8)) }), of: "db")
         #expect(cache.count == 2)
         #expect(cache.notes((1...4).map { entry($0) }, of: "db").keys.sorted() == [3, 4])
     }
