@@ -18,11 +18,6 @@ package struct PostgresSession: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// A statement for the connection.
-    private func query(_ sql: String, _ values: [StoredValue]) -> PostgresQuery {
-        PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values))
-    }
-
     /// Values as a statement's parameters.
     private static func bindings(_ values: [StoredValue]) -> PostgresBindings {
         var binds = PostgresBindings(capacity: values.count)
@@ -48,14 +43,12 @@ package struct PostgresSession: @unchecked Sendable {
     /// instead of one each. The next statement waited for fails with the first failure among them; in a
     /// transaction a failed statement aborts it, and the statements after it change nothing.
     func send(_ sql: String, _ values: [StoredValue] = []) {
-        sent.futures.append(statement(query(sql, values)))
+        send(sql, Self.bindings(values))
     }
 
-    /// Sends a statement (`send`) whose parameters are lists of text, bound as `text[]` in PostgreSQL's binary
-    /// format: long texts (a push's receipts) go as they are, with nothing to escape into JSON and parse back.
-    func send(_ sql: String, textLists: [[String]]) {
-        var binds = PostgresBindings(capacity: textLists.count)
-        for list in textLists { binds.append(list) }
+    /// Sends a statement (`send(_:_:)`) with its parameters bound as they are: lists as PostgreSQL arrays in its
+    /// binary format, so that long texts (a push's receipts) go with nothing to escape into JSON and parse back.
+    func send(_ sql: String, _ binds: PostgresBindings) {
         sent.futures.append(statement(PostgresQuery(unsafeSQL: sql, binds: binds)))
     }
 

@@ -274,11 +274,14 @@ extension PostgresStore: SyncRepository {
     /// removes both by one horizon); the push's commit, sent after it, reports its failure (`PostgresSession.send`).
     static func saveReceipts(_ session: PostgresSession, _ batch: PushBatch) {
         guard !batch.newReceipts.isEmpty else { return }
+        var lists = PostgresBindings(capacity: 2)
+        lists.append(batch.newReceipts.map { $0[0] })
+        lists.append(batch.newReceipts.map { $0[1] })
         session.send(
             """
             INSERT INTO sync_receipts(digest, result, created_at)
             SELECT digest, result, \(PostgresSchema.now) FROM unnest($1::text[], $2::text[]) AS receipt(digest, result)
-            """, textLists: [batch.newReceipts.map { $0[0] }, batch.newReceipts.map { $0[1] }])
+            """, lists)
     }
 
     /// Carries out the shared push rule (`PushPlan`) for one change, given the note as stored (`current`) or
