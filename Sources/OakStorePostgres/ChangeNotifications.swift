@@ -72,13 +72,13 @@ final class ChangeNotifications: Sendable {
         }
     }
 
-    /// This instance committed (or tried) a write. The version moves with the store's count of its writes, so the
-    /// head known stays known: the reads that catch up with the write return the head it left, and its notification
-    /// then announces a head they reached (`ChangeFollower.isDue`). Reading the head again first would put one more
-    /// round trip before every answer held after each write. A head read under way is not kept.
+    /// This instance committed (or tried) a write: the head it knew is behind it. The next version reads the head
+    /// (a read already under way is not kept), so the notification of the commit, when it comes, announces the head
+    /// that read saw: a write moves the version once, not a second time when it is heard.
     func wrote() {
         state.withLock { state in
             state.epoch &+= 1
+            state.head = nil
         }
     }
 

@@ -80,32 +80,6 @@ struct ChangeFollowerTests {
         #expect(cache.dropped.last == ["alba"] && records.dropped.last == ["alba"])
     }
 
-    @Test(
-        "after a write here, the commit's notification of a head the catch-up already reached needs no second read; a later head does"
-    )
-    func ownWriteAnnouncedAfterItsCatchUp() async throws {
-        let (answers, log) = (Answers(), Log())
-        let reads = ChangeReads(log.changes(after:))
-        let start = log.write()
-        _ = try await answers.catchUp(to: start, reads: reads)
-        // A write here moves the version by the store's count of writes, with the head known before it.
-        let written = log.write()
-        let beforeNotification = DataVersion(writes: written.writes, changeLogHead: start.changeLogHead)
-        #expect(try await answers.catchUp(to: beforeNotification, reads: reads) == written.changeLogHead)
-        #expect(log.state.withLock { $0.reads } == 2)
-        // Its notification then announces the head that write left: the read already reached it.
-        #expect(!answers.follower.isDue(for: written))
-        #expect(try await answers.catchUp(to: written, reads: reads) == written.changeLogHead)
-        #expect(log.state.withLock { $0.reads } == 2, "no read for a head the answers are current at")
-        // A write through another instance announces a head beyond it: that is read.
-        log.state.withLock { $0.head += 1 }
-        let elsewhere = DataVersion(writes: written.writes, changeLogHead: written.changeLogHead + 1)
-        #expect(answers.follower.isDue(for: elsewhere))
-        #expect(try await answers.catchUp(to: elsewhere, reads: reads) == elsewhere.changeLogHead)
-        #expect(log.state.withLock { $0.reads } == 3)
-        #expect(answers.dropped == [["alba"], ["alba"]])
-    }
-
     @Test("a request that saw a later version than the read under way began with does not take that read's changes")
     func laterVersionReadsAgain() async throws {
         let (answers, log) = (Answers(), Log())

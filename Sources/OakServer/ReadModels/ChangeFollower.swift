@@ -18,13 +18,9 @@ struct ChangeFollower {
     /// takes long enough for a few to be applied meanwhile, nearly always of other species.
     private static let recentLimit = 32
 
-    /// Whether the answers need the changes since `position` to be current at `version`: not when no write went
-    /// through this store since the version last checked and the head `version` names is one the changes read
-    /// reached. A read that started after a write here returns the head that write left, so the store's
-    /// announcement of that head afterwards (PostgreSQL's notification of the commit) costs no second read.
+    /// Whether the answers need the changes since `position` to be current at `version`.
     func isDue(for version: DataVersion) -> Bool {
-        guard let checked = checkedVersion else { return true }
-        return version.writes > checked.writes || version.changeLogHead > max(checked.changeLogHead, position ?? checked.changeLogHead)
+        checkedVersion.map { version > $0 } ?? true
     }
 
     /// Applies `changed`, read after `from` for `version`: `drop` is given it, with whether the listing
