@@ -6,7 +6,8 @@ import Synchronization
 /// The change log's head as this instance knows it without a round trip per request. Every transaction that
 /// moves the head notifies the instances listening on `channel` at its commit, with the head it left (the
 /// trigger of migration v4, so writes by psql and other tools notify too); the head a notification carries
-/// stays known until the next one. PostgreSQL delivers notifications in commit order, and writers take
+/// stays known until the next one, as does the head a write through this instance left (`wrote(leaving:)`),
+/// whose own notification then moves nothing. PostgreSQL delivers notifications in commit order, and writers take
 /// the head in commit order (see `PostgresSchema`), so a head heard is one every commit up to it is
 /// visible at.
 ///
@@ -30,14 +31,28 @@ final class ChangeNotifications: Sendable {
         /// move may be older than what the move announced, and is not kept.
         var epoch: UInt64 = 0
         var head: Int64?
-        /// The highest head read or heard since notifications started to arrive: a notification delivered
-        /// after a read that saw later commits must not take the head back.
+        /// The highest head read, heard or left by a write here since notifications started to arrive: a
+        /// notification delivered after a read or a write that saw later commits must not take the head back.
         var floor: Int64?
-        /// When the kept head was read (its read started) or heard.
+        /// When the kept head was read (its read started), heard or left by a write here.
         var since = ContinuousClock.now
         /// Notifications heard since the start, and the highest head one announced.
         var heard = 0
         var headHeard: Int64?
+        /// The highest head read, heard or left by a write here since the start, never forgotten: no data version
+        /// handed out is past it.
+        var highestHead: Int64?
+
+        /// Knows the head from now on as `head`, or as the floor when that is higher: never back.
+        mutating func knowAtLeast(_ head: Int64) {
+            let known = max(floor ?? head, head)
+            (self.head, floor, since) = (known, known, .now)
+            noteHighest(known)
+        }
+
+        mutating func noteHighest(_ head: Int64) {
+            highestHead = max(highestHead ?? head, head)
+        }
     }
 
     /// When a head read started, for `keep(_:readSince:)`.
@@ -56,6 +71,11 @@ final class ChangeNotifications: Sendable {
         }
     }
 
+    /// `State.highestHead`.
+    var highestHead: Int64? {
+        state.withLock { $0.highestHead }
+    }
+
     /// Marks the start of a head read (before its statement is sent).
     func headReadStarts() -> ReadStart {
         state.withLock { ReadStart(epoch: $0.epoch, at: .now) }
@@ -64,6 +84,7 @@ final class ChangeNotifications: Sendable {
     /// Keeps `head`, read from `start` on, unless notifications do not arrive or one came since then.
     func keep(_ head: Int64, readSince start: ReadStart) {
         state.withLock { state in
+            state.noteHighest(head)
             guard state.listening, state.epoch == start.epoch else { return }
             // Exactly what was read, even below the floor: a database restored to an earlier head.
             state.head = head
@@ -72,13 +93,20 @@ final class ChangeNotifications: Sendable {
         }
     }
 
-    /// This instance committed (or tried) a write: the head it knew is behind it. The next version reads the head
-    /// (a read already under way is not kept), so the notification of the commit, when it comes, announces the head
-    /// that read saw: a write moves the version once, not a second time when it is heard.
-    func wrote() {
+    /// This instance committed (or tried) a write, which left the head `head` when it is known (read before its
+    /// commit, under the head lock): it is known from now on, so the notification of the commit, when it comes,
+    /// announces the head already known, and a write moves the version once, not a second time when it is heard.
+    /// When it is not known the head this instance knew is behind the write, and the next version reads it. Either
+    /// way a head read under way is not kept.
+    func wrote(leaving head: Int64?) {
         state.withLock { state in
             state.epoch &+= 1
-            state.head = nil
+            guard state.listening, let head else {
+                state.head = nil
+                return
+            }
+            // A notification of a later commit may have come before this.
+            state.knowAtLeast(head)
         }
     }
 
@@ -99,11 +127,8 @@ final class ChangeNotifications: Sendable {
                 state.head = nil
                 return
             }
-            let head = max(state.floor ?? announced, announced)
-            state.head = head
-            state.floor = head
+            state.knowAtLeast(announced)
             state.headHeard = max(state.headHeard ?? announced, announced)
-            state.since = .now
         }
     }
 

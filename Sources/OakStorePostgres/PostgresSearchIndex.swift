@@ -5,7 +5,8 @@ import OakStoreKit
 
 /// The store's in-memory search index (`SpeciesSearchIndex`), brought up to the change log's head before
 /// each search: what changed since its position is read in one snapshot and applied here, so a write
-/// through any instance is found by the next search on every instance.
+/// through any instance is found by the next search on every instance once its notification has arrived
+/// (`ChangeNotifications`).
 actor PostgresSearchIndex {
     private var index = SpeciesSearchIndex()
 
@@ -15,9 +16,10 @@ actor PostgresSearchIndex {
         return index.search(search, limit: limit)
     }
 
-    /// Brings the index up to the head of the change log as it is now.
+    /// Brings the index up to the head of the change log as the store knows it (`dataVersion()`: without a round trip
+    /// while change notifications arrive, so as current as the answers the response cache holds).
     func catchUp(in store: PostgresStore) async throws {
-        let head = try await store.read { session in try await PostgresStore.changeLogHead(session) }
+        let head = try await store.dataVersion().changeLogHead
         while (index.head ?? -1) < head {
             let from = index.head
             let update = try await store.snapshot { session in try await Update.read(session, after: from) }
@@ -74,7 +76,7 @@ actor PostgresSearchIndex {
                     if let species { due.insert(species) }
                 }
             }
-            return .changes(rows: rows, names: try await names(session, of: due), head: head)
+            return .changes(rows: rows, names: due.isEmpty ? [:] : try await names(session, of: due), head: head)
         }
 
         /// The names in the JSON array `$1`, as an array for `= ANY`: looked up by index. PostgreSQL has no

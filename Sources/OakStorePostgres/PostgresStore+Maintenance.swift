@@ -44,14 +44,21 @@ extension PostgresStore: MaintenanceRepository {
         changeNotifications.knownHead.map { DataVersion(writes: activity.writeCount, changeLogHead: $0) }
     }
 
-    /// What changed after `position`, read by one statement: one round trip, and one snapshot for the head, the
-    /// listing version, the compaction mark and the entries. After each write every answer held here waits for this
-    /// read, so its round trips are what the reads of a mix with writes wait on (BENCHMARKS.md, "PostgreSQL beside
-    /// SQLite").
+    /// What changed after `position`: as this instance knows it (`ChangesAfterWrites`: nothing past the highest
+    /// head, or as a write through it read it after its commit), else read by one statement. After each write every answer held here waits for this, so
+    /// its round trips are what the reads of a mix with writes wait on (BENCHMARKS.md, "PostgreSQL beside SQLite").
     public func changes(after position: Int64?) async throws -> DataChanges {
-        let rows = try await read { session in
-            try await session.rows(ChangesAfterStatement.self, [position.map(StoredValue.integer) ?? .null, StoredValue(DataChanges.feedLimit + 1)])
-        }
+        if let known = await changesAfterWrites.changes(after: position, reaching: changeNotifications.highestHead) { return known }
+        let changes = try await read { session in try await Self.changes(session, after: position) }
+        changesAfterWrites.answered(changes)
+        return changes
+    }
+
+    /// What changed after `position`, read on `session` by one statement: one round trip, and one snapshot for the
+    /// head, the listing version, the compaction mark and the entries.
+    static func changes(_ session: PostgresSession, after position: Int64?) async throws -> DataChanges {
+        let rows = try await session.rows(
+            ChangesAfterStatement.self, [position.map(StoredValue.integer) ?? .null, StoredValue(DataChanges.feedLimit + 1)])
         let first = rows.first
         var changes = DataChanges(
             head: first?.integer("head") ?? 0, listingVersion: Int64(first?.text("listing_version") ?? "0") ?? 0)

@@ -21,6 +21,8 @@ public final class PostgresStore: Sendable {
     /// The head as notifications keep it known, and the task listening for them (a store opened from a URL).
     let changeNotifications = ChangeNotifications()
     let listener: Task<Void, Never>?
+    /// What changed, read by each write after its commit for the catch-up it makes due.
+    let changesAfterWrites = ChangesAfterWrites()
     let logger: Logger
     let activity = PoolActivity()
     let searchIndex = PostgresSearchIndex()
@@ -208,26 +210,41 @@ public final class PostgresStore: Sendable {
     ) async throws -> T {
         try checkOpen()
         activity.begin(write: writing)
-        defer {
-            activity.end(write: writing)
-            // After the commit (or rollback): anything derived from the data before it is now suspect.
-            if writing {
-                activity.bumpGeneration()
-                changeNotifications.wrote()
-            }
-        }
+        // Before the write: whether a catch-up follows the writes here closely enough for this one to read for it.
+        let readsChanges = writing && changesAfterWrites.readsAfterWrite(startingAt: changeNotifications.highestHead)
         do {
-            let logger = logger
-            return try await withLeasedConnection { connection in
+            let (logger, changesAfterWrites) = (logger, changesAfterWrites)
+            let (value, headLeft) = try await withLeasedConnection { connection -> (T, Int64?) in
                 let session = PostgresSession(connection: connection, logger: logger)
-                guard let begin else { return try await body(session) }
-                return try await session.transaction(begin) { try await body(session) }
+                let value: T
+                if let begin {
+                    value = try await session.transaction(begin) { try await body(session) }
+                } else {
+                    value = try await body(session)
+                }
+                // Committed: what changed since the catch-up's position, read now on this connection, is what the
+                // catch-up after this write needs. The write stands if the read fails; the catch-up reads for itself.
+                guard readsChanges else { return (value, nil) }
+                let changes = await changesAfterWrites.read { position in try? await PostgresStore.changes(session, after: position) }
+                return (value, changes?.head)
             }
+            ended(writing: writing, leaving: headLeft)
+            return value
         } catch {
+            ended(writing: writing, leaving: nil)
             let described = Self.describe(error)
             if let failure = PostgresFailure(answered: described) { activity.recordFailure(failure.rawValue) }
             throw described
         }
+    }
+
+    /// A session ended, after its commit or rollback: a write's makes anything derived from the data before it
+    /// suspect; `head` is one read after its commit, when it was.
+    private func ended(writing: Bool, leaving head: Int64?) {
+        activity.end(write: writing)
+        guard writing else { return }
+        activity.bumpGeneration()
+        changeNotifications.wrote(leaving: head)
     }
 
     /// Runs `body` on a pooled connection, or fails with 503 when none is leased within `pool.connectionWait`. Either
