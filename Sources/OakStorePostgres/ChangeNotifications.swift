@@ -93,8 +93,8 @@ final class ChangeNotifications: Sendable {
         }
     }
 
-    /// This instance committed (or tried) a write, which left the head `head` when it is known (read before its
-    /// commit, under the head lock): it is known from now on, so the notification of the commit, when it comes,
+    /// This instance committed (or tried) a write, which left the head `head` when it is known (read on its connection
+    /// after its commit, so at or past its own changes, `ChangesAfterWrites`): it is known from now on, so the notification of the commit, when it comes,
     /// announces the head already known, and a write moves the version once, not a second time when it is heard.
     /// When it is not known the head this instance knew is behind the write, and the next version reads it. Either
     /// way a head read under way is not kept.

@@ -45,8 +45,9 @@ extension PostgresStore: MaintenanceRepository {
     }
 
     /// What changed after `position`: as this instance knows it (`ChangesAfterWrites`: nothing past the highest
-    /// head, or as a write through it read it after its commit), else read by one statement. After each write every answer held here waits for this, so
-    /// its round trips are what the reads of a mix with writes wait on (BENCHMARKS.md, "PostgreSQL beside SQLite").
+    /// head, or as a write through it read it after its commit), else read by one statement. After each write every
+    /// answer held here waits for this, so its round trips are what the reads of a mix with writes wait on
+    /// (BENCHMARKS.md, "PostgreSQL beside SQLite").
     public func changes(after position: Int64?) async throws -> DataChanges {
         if let known = await changesAfterWrites.changes(after: position, reaching: changeNotifications.highestHead) { return known }
         let changes = try await read { session in try await Self.changes(session, after: position) }
