@@ -14,8 +14,7 @@ final class ChangesAfterWrites: Sendable {
     private struct State {
         /// The head the last answer of `changes(after:)` ran up to, where the next catch-up starts, and the listing
         /// version it gave.
-        var answeredThrough: Int64?
-        var listingVersion: Int64?
+        var lastAnswer: (head: Int64, listingVersion: Int64)?
         /// The last write's read (under way or done), and the position it runs from.
         var kept: (after: Int64, read: Task<DataChanges?, Never>)?
     }
@@ -31,7 +30,7 @@ final class ChangesAfterWrites: Sendable {
     /// its commit (`read(_:)`).
     func readsAfterWrite(startingAt highestHead: Int64?) -> Bool {
         state.withLock { state in
-            guard let highestHead, let through = state.answeredThrough else { return false }
+            guard let highestHead, let through = state.lastAnswer?.head else { return false }
             return highestHead - through <= Self.longestLag
         }
     }
@@ -41,7 +40,7 @@ final class ChangesAfterWrites: Sendable {
     /// when there is no such position, or the read failed.
     func read(_ changesAfter: @escaping @Sendable (Int64) async -> DataChanges?) async -> DataChanges? {
         let read: Task<DataChanges?, Never>? = state.withLock { state in
-            guard let position = state.answeredThrough else { return nil }
+            guard let position = state.lastAnswer?.head else { return nil }
             let read = Task { await changesAfter(position) }
             state.kept = (position, read)
             return read
@@ -55,8 +54,8 @@ final class ChangesAfterWrites: Sendable {
     func changes(after position: Int64?, reaching highestHead: Int64?) async -> DataChanges? {
         guard let position, let highestHead else { return nil }
         let known: Known? = state.withLock { state in
-            if position == highestHead, state.answeredThrough == position, let listingVersion = state.listingVersion {
-                return .nothing(DataChanges(head: position, listingVersion: listingVersion))
+            if position == highestHead, let last = state.lastAnswer, last.head == position {
+                return .nothing(DataChanges(head: position, listingVersion: last.listingVersion))
             }
             guard let kept = state.kept, kept.after == position else { return nil }
             return .read(kept.read)
@@ -80,7 +79,7 @@ final class ChangesAfterWrites: Sendable {
     /// `changes(after:)` answered `changes`.
     func answered(_ changes: DataChanges) {
         state.withLock { state in
-            (state.answeredThrough, state.listingVersion) = (changes.head, changes.listingVersion)
+            state.lastAnswer = (changes.head, changes.listingVersion)
         }
     }
 }

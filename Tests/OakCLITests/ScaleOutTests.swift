@@ -1,5 +1,6 @@
 import Foundation
 import OakModels
+import OakTestBasics
 import OakTestSupport
 import Testing
 
@@ -106,7 +107,7 @@ struct ScaleOutTests {
         let second = try await ServerProcess(database: url, home: home)
         defer { second.stop() }
         let listeners = "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = ? AND application_name = 'oak change notifications'"
-        #expect(try await Self.eventually { try await postgresCount(url: url, listeners, [database]) == 2 }, "each instance listens")
+        #expect(try await eventually(within: .seconds(5)) { try await postgresCount(url: url, listeners, [database]) == 2 }, "each instance listens")
         for _ in 0..<2 { #expect(try await send("GET", "\(first.url)/api/v1/species/alba", key: nil).status == 200) }
 
         // Every listening connection is cut; the instances have not noticed yet when the write is made.
@@ -116,7 +117,7 @@ struct ScaleOutTests {
         let edit = try await send("PUT", "\(second.url)/api/v1/species/alba", json: ["author": "Written while nobody listened"], key: first.key)
         #expect(edit.status == 200)
         let written = ContinuousClock.now
-        let seen = try await Self.eventually {
+        let seen = try await eventually(within: .seconds(5)) {
             try await send("GET", "\(first.url)/api/v1/species/alba", key: nil).body.flatMap { ($0 as? [String: Any])?["author"] as? String }
                 == "Written while nobody listened"
         }
@@ -126,7 +127,9 @@ struct ScaleOutTests {
         #expect(after < .seconds(2), "seen \(after) after the write")
 
         // Both listen again, and a write through one is seen by the other once it hears the commit.
-        #expect(try await Self.eventually { try await Self.metric("oak_db_change_notifications_listening", of: first) == 1 }, "the first listens again")
+        #expect(
+            try await eventually(within: .seconds(5)) { try await Self.metric("oak_db_change_notifications_listening", of: first) == 1 },
+            "the first listens again")
         for _ in 0..<2 { #expect(try await send("GET", "\(first.url)/api/v1/species/alba", key: nil).status == 200) }
         #expect(try await send("PUT", "\(second.url)/api/v1/species/alba", json: ["author": "Heard again"], key: first.key).status == 200)
         #expect(try await Self.hearsTheHead(first, url: url), "the first heard the second's commit")
@@ -137,7 +140,7 @@ struct ScaleOutTests {
     /// Whether `server` hears, within 5 s, a commit that left the change log's head where it is now.
     private static func hearsTheHead(_ server: ServerProcess, url: String) async throws -> Bool {
         let head = Double(try await postgresCount(url: url, "SELECT seq FROM change_log_head", []))
-        return try await eventually { try await metric("oak_db_change_log_head_heard", of: server) ?? 0 >= head }
+        return try await eventually(within: .seconds(5)) { try await metric("oak_db_change_log_head_heard", of: server) ?? 0 >= head }
     }
 
     /// A metric's value in `server`'s `/metrics`, when it has one.
@@ -145,15 +148,5 @@ struct ScaleOutTests {
         let (data, _) = try await URLSession.shared.data(from: URL(string: "\(server.url)/metrics")!)
         let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("\(name) ") }
         return line.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
-    }
-
-    /// Whether `condition` holds within 5 s (checked every 20 ms).
-    private static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return false
     }
 }

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import OakModels
 import OakStore
 import OakStoreKit
+import OakTestBasics
 import Testing
 
 @testable import OakServer
@@ -129,14 +130,8 @@ struct PullReadAheadTests {
 
     /// Waits for a condition of pages read in the background, failing after a generous bound.
     private func waitUntil(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("the pages read ahead did not reach the expected state")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        #expect(
+            try await eventually(within: .seconds(20), every: .milliseconds(5), condition), "the pages read ahead did not reach the expected state")
     }
 
     @Test("pulls abandoned halfway leave at most a few pages waiting, let go once they waited too long; large pages are not read ahead")

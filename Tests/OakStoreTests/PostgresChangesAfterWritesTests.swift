@@ -1,6 +1,7 @@
 import Foundation
 import OakModels
 import OakStore
+import OakTestBasics
 import OakTestSupport
 import Testing
 
@@ -17,24 +18,13 @@ struct PostgresChangesAfterWritesTests {
         let (served, url) = try await temporaryStore(.postgres)
         let store = try #require(served as? PostgresStore)
         let position = try await store.changes(after: nil).head
-        try await until("the head is known") {
+        let known = try await eventually(within: .seconds(10)) {
             // Read and kept once notifications arrive.
             _ = try await store.dataVersion()
             return store.changeNotifications.knownHead == position
         }
+        #expect(known, "the head is known")
         return (store, url, position)
-    }
-
-    /// Waits up to 10 s for `condition`.
-    private func until(_ what: String, _ condition: () async throws -> Bool) async throws {
-        let start = ContinuousClock.now
-        while try await !condition() {
-            guard ContinuousClock.now - start < .seconds(10) else {
-                Issue.record("timed out waiting until \(what)")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
     }
 
     /// What changed after `position`, read from the database.
@@ -64,7 +54,9 @@ struct PostgresChangesAfterWritesTests {
         defer { other.close() }
         _ = try await store.createNote(NoteInput(scientificName: "alba"))
         let elsewhere = try await other.createNote(NoteInput(scientificName: "robur"))
-        try await until("this instance heard the other's write") { (store.changeNotifications.highestHead ?? 0) >= elsewhere.version }
+        #expect(
+            try await eventually(within: .seconds(10)) { (store.changeNotifications.highestHead ?? 0) >= elsewhere.version },
+            "this instance heard the other's write")
         let changes = try await store.changes(after: position)
         #expect(changes.speciesWithChangedRows == ["alba", "robur"])
         #expect(changes == (try await readFromDatabase(store, after: position)))
@@ -80,7 +72,9 @@ struct PostgresChangesAfterWritesTests {
         let other = try await PostgresStore(url: url, seedStarterData: false)
         defer { other.close() }
         let elsewhere = try await other.createNote(NoteInput(scientificName: "robur"))
-        try await until("this instance heard the other's write") { (store.changeNotifications.highestHead ?? 0) >= elsewhere.version }
+        #expect(
+            try await eventually(within: .seconds(10)) { (store.changeNotifications.highestHead ?? 0) >= elsewhere.version },
+            "this instance heard the other's write")
         let changes = try await store.changes(after: position)
         #expect(changes.speciesWithChangedRows == ["robur"])
         #expect(changes.head == elsewhere.version)
