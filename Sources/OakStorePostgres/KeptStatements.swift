@@ -53,3 +53,16 @@ enum NoteSaveStatement: KeptStatement {
     static let sql = PostgresStore.noteSaveSQL
     static let parameterTypes: [PostgresDataType] = [.int8, .text] + PostgresStore.writtenColumnNames.map { _ in .null }
 }
+
+/// A push batch's state (`PostgresStore.pushBatchStateQuery`): the changes' ids and digests, then the slots' names,
+/// sources, and pairs of name and source.
+enum PushBatchStateStatement: KeptStatement {
+    static let sql = PostgresStore.pushBatchStateQuery
+    static let parameterTypes: [PostgresDataType] = [.textArray, .textArray, .textArray, .int8Array, .textArray, .int8Array]
+}
+
+/// A push batch's new notes (`PushNoteInserts`): one array a column.
+enum PushNoteInsertStatement: KeptStatement {
+    static let sql = PushNoteInserts.insertSQL
+    static let parameterTypes = PushNoteInserts.parameterTypes
+}

@@ -121,10 +121,20 @@ package struct PostgresSession: @unchecked Sendable {
         try await result(sql, values).rows.map { $0.makeRandomAccess() }
     }
 
+    /// Every row of a query, with parameters bound as they are (lists as arrays, `StoredColumn`).
+    func rows(_ sql: String, _ binds: PostgresBindings) async throws -> [PostgresRandomAccessRow] {
+        try await result(sql, binds).rows.map { $0.makeRandomAccess() }
+    }
+
     /// Every row of a statement the connection keeps prepared (`KeptStatement`), after the statements sent before it,
     /// which must succeed first.
     func rows<Statement: KeptStatement>(_ statement: Statement.Type, _ values: [StoredValue]) async throws -> [PostgresRandomAccessRow] {
-        let (connection, logger, prepared) = (connection, logger, Prepared<Statement>(bindings: Self.bindings(values)))
+        try await rows(statement, Self.bindings(values))
+    }
+
+    /// Every row of a kept statement (`rows(_:_:)`), its parameters bound as they are.
+    func rows<Statement: KeptStatement>(_ statement: Statement.Type, _ binds: PostgresBindings) async throws -> [PostgresRandomAccessRow] {
+        let (connection, logger, prepared) = (connection, logger, Prepared<Statement>(bindings: binds))
         // As a future, so that `answer` fails it when the connection closes first. The statements sent before it
         // are already on the connection, so it runs after them.
         let future = connection.eventLoop.makeFutureWithTask {
@@ -135,6 +145,11 @@ package struct PostgresSession: @unchecked Sendable {
         return try await answerAfterSent(future)
     }
 
+    /// Every row of a kept statement that selects one `ROW(…)` a row (`packedRows(_:_:)`).
+    func packedRows<Statement: KeptStatement>(_ statement: Statement.Type, _ binds: PostgresBindings) async throws -> [PackedColumns] {
+        try await Self.packed(rows(statement, binds))
+    }
+
     /// Every row of a query that selects one `ROW(…)` a row, read as the columns of that value (`PackedColumns`).
     func packedRows(_ sql: String, _ values: [StoredValue] = []) async throws -> [PackedColumns] {
         try await packedRows(sql, Self.bindings(values))
@@ -143,10 +158,12 @@ package struct PostgresSession: @unchecked Sendable {
     /// Every row of a query that selects one `ROW(…)` a row, with parameters bound as they are: lists as PostgreSQL
     /// arrays in its binary format, which it reads without parsing text.
     func packedRows(_ sql: String, _ binds: PostgresBindings) async throws -> [PackedColumns] {
-        try await result(sql, binds).rows.map { row in
-            guard let columns = PackedColumns(row.makeRandomAccess()[0].bytes) else {
-                throw OakError(.internalError, "a row is not one ROW(…) value")
-            }
+        try Self.packed(await result(sql, binds).rows.map { $0.makeRandomAccess() })
+    }
+
+    private static func packed(_ rows: [PostgresRandomAccessRow]) throws -> [PackedColumns] {
+        try rows.map { row in
+            guard let columns = PackedColumns(row[0].bytes) else { throw OakError(.internalError, "a row is not one ROW(…) value") }
             return columns
         }
     }

@@ -244,8 +244,11 @@ extension PostgresStore: SyncRepository {
     static func pushBatch(_ session: PostgresSession, _ changes: [PushChange], history: String?) async throws -> (PushBatch, PushNoteSlots) {
         var batch = PushBatch(changes, history: history)
         var slots = PushNoteSlots()
-        let pairs = zip(changes, batch.digests).map { [$0.id.wireString, $1] }
-        for row in try await session.rows(Self.batchState, [.text(ColumnCoding.json(pairs))] + PushNoteSlots.parameters(of: batch)) {
+        var binds = PostgresBindings(capacity: 6)
+        binds.append(changes.map(\.id.wireString))
+        binds.append(batch.digests)
+        PushNoteSlots.appendParameters(of: batch, to: &binds)
+        for row in try await session.rows(PushBatchStateStatement.self, binds) {
             if row.text("digest") != nil { batch.addReceipt(row) }
             if row.text("uuid") != nil { batch.addNote(Note(row: row)) }
             if row.text("entity_key") != nil { batch.addTombstone(row) }
@@ -254,15 +257,17 @@ extension PostgresStore: SyncRepository {
         return (batch, slots)
     }
 
-    /// For each `[id, digest]` pair of the JSON array `$1`: the digest's receipt (`digest`, `result`), the id's note
-    /// (`noteSelect`'s columns) or its tombstone (`entity_key`, `seq`, `deleted_at`), those it has; and the rows
-    /// of `PushNoteSlots.query` over `$2`–`$4`. The two sides of the `FULL JOIN … ON FALSE` never meet: each row
-    /// is one side's, with the other's columns NULL.
-    private static let batchState = """
+    /// For each change's id (`$1`) and digest (`$2`, the arrays in the batch's order): the digest's receipt
+    /// (`digest`, `result`), the id's note (`noteSelect`'s columns) or its tombstone (`entity_key`, `seq`,
+    /// `deleted_at`), those it has; and the rows of `PushNoteSlots.query` over `$3`–`$6`. The two sides of the
+    /// `FULL JOIN … ON FALSE` never meet: each row is one side's, with the other's columns NULL. A digest has at
+    /// most one receipt (its key); the `LIMIT` keeps its lookup one probe of that key, as the receipts grow,
+    /// instead of a scan of them all (see `PushNoteSlots.query`).
+    static let pushBatchStateQuery = """
         SELECT * FROM (
             SELECT r.digest, r.result, n.*, t.entity_key, t.seq, t.deleted_at
-            FROM (SELECT value->>0 AS id, value->>1 AS digest FROM jsonb_array_elements($1::jsonb)) k
-            LEFT JOIN LATERAL (\(PushBatch.receiptsQuery(elements: "k.digest"))) r ON TRUE
+            FROM unnest($1, $2) AS k(id, digest)
+            LEFT JOIN LATERAL (\(PushBatch.receiptsQuery(elements: "k.digest")) LIMIT 1) r ON TRUE
             LEFT JOIN LATERAL (\(noteSelect) WHERE ss.uuid = k.id) n ON TRUE
             LEFT JOIN LATERAL (\(PushBatch.tombstonesQuery(elements: "k.id", .byKey))) t ON TRUE
             WHERE r.digest IS NOT NULL OR n.uuid IS NOT NULL OR t.entity_key IS NOT NULL

@@ -16,29 +16,24 @@ struct PushNoteInserts {
         records.append(record)
     }
 
-    /// Writes the held notes in their order, as one `INSERT` over a JSON array of rows.
+    /// Writes the held notes in their order, as one `INSERT` over one array a column (`StoredColumn`).
     mutating func flush(_ session: PostgresSession) async throws {
         guard !records.isEmpty else { return }
-        var rows = JSONOutput(capacity: 64 + records.count * 768)
-        rows.raw("[")
-        for (index, record) in records.enumerated() {
-            rows.raw(index == 0 ? "{" : ",{")
-            for (column, (name, value)) in zip(SpeciesSource.columnNames, record.columnList).enumerated() {
-                if column > 0 { rows.raw(",") }
-                rows.string(name)
-                rows.raw(":")
-                switch value {
-                case .text(let text): rows.string(text)
-                case .integer(let number): rows.int(number)
-                case .null: rows.null()
-                }
-            }
-            rows.raw("}")
+        var columns = SpeciesSource.columnNames.map { _ in [StoredValue]() }
+        for record in records {
+            for (index, value) in record.columnList.enumerated() { columns[index].append(value) }
         }
-        rows.raw("]")
-        stored += try await session.packedRows(Self.insertSQL, [.text(rows.withBytes { String(decoding: $0, as: UTF8.self) })])
+        var binds = PostgresBindings(capacity: columns.count)
+        for (column, template) in zip(columns, Self.columnTemplate) { binds.append(StoredColumn(column, like: template)) }
+        stored += try await session.packedRows(PushNoteInsertStatement.self, binds)
         records.removeAll(keepingCapacity: true)
     }
+
+    /// A value of each of `SpeciesSource.columnNames` as a record writes it: which are integers, which text.
+    private static let columnTemplate = SpeciesSource(scientificName: "", sourceId: 0).columnList
+
+    /// The types of `insertSQL`'s parameters.
+    static let parameterTypes = columnTemplate.map(StoredColumn.type(like:))
 
     /// The notes written since the last call, as `PulledNoteColumn`s.
     mutating func takeStored() -> [PackedColumns] {
@@ -46,16 +41,17 @@ struct PushNoteInserts {
         return stored
     }
 
-    /// The rows of a JSON array, typed by the table's own row type, inserted in the array's order; returned as
+    /// The rows of the column arrays `$1`… (`SpeciesSource.columnNames`' order), inserted in the arrays' order; returned as
     /// `PulledNoteColumn`s in one `ROW(…)` a note (`PackedColumns`), each with the sequence number the insert
     /// trigger gives its change-log entry (`oak_logged_note_inserts`: the head before the statement, which the
     /// trigger moves only at its end, plus the row's rank by id).
-    private static let insertSQL: String = {
+    static let insertSQL: String = {
         let columns = SpeciesSource.columnNames.map { "\"\($0)\"" }.joined(separator: ", ")
+        let arrays = SpeciesSource.columnNames.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
         return """
             WITH ss AS (
                 INSERT INTO species_sources (\(columns))
-                SELECT \(columns) FROM jsonb_populate_recordset(NULL::species_sources, $1::jsonb) WITH ORDINALITY AS row
+                SELECT \(columns) FROM unnest(\(arrays)) WITH ORDINALITY AS row(\(columns), ordinality)
                 ORDER BY row.ordinality
                 RETURNING *
             )

@@ -2,6 +2,7 @@ import Foundation
 import OakModels
 import OakStore
 import OakStoreKit
+import PostgresNIO
 
 /// What a push batch's new notes are checked against, read with the batch's other state in one query
 /// (`PostgresStore.pushBatch`) instead of one per new note: which of the species and sources the batch names
@@ -17,10 +18,11 @@ struct PushNoteSlots {
     private var sources: Set<Int> = []
     private var notes: [Slot: String] = [:]
 
-    /// The parameters `$2`–`$4` of `query`: the names the batch's notes may be stored under
-    /// (`PushBatch.speciesNamesJSON`), the sources they name, and each note's source paired with every name its
-    /// species may be stored under (which of them is stored is not known before the query).
-    static func parameters(of batch: PushBatch) -> [StoredValue] {
+    /// The parameters `$3`–`$6` of `query`: the names the batch's notes may be stored under
+    /// (`PushBatch.speciesNames`), the sources they name, and each note's source paired with every name its species
+    /// may be stored under (which of them is stored is not known before the query), as a list of names and one of
+    /// sources; all as PostgreSQL arrays.
+    static func appendParameters(of batch: PushBatch, to binds: inout PostgresBindings) {
         var sourceIDs: Set<Int> = []
         var pairs: Set<Slot> = []
         for case let note? in batch.changes.lazy.map(\.note) {
@@ -28,26 +30,32 @@ struct PushNoteSlots {
             sourceIDs.insert(source)
             for spelling in batch.storedSpellings(of: note.scientificName) { pairs.insert(Slot(species: spelling, source: source)) }
         }
-        // Written by hand as `[name, "source"]` lists: with `JSONEncoder` this would be a tenth of the server's CPU in a push.
-        return [
-            .text(batch.speciesNamesJSON), .text(ColumnCoding.json(sourceIDs.sorted().map(String.init))),
-            .text(ColumnCoding.json(pairs.map { [$0.species, String($0.source)] })),
-        ]
+        binds.append(batch.speciesNames)
+        binds.append(sourceIDs.sorted())
+        let pairList = Array(pairs)
+        binds.append(pairList.map(\.species))
+        binds.append(pairList.map(\.source))
     }
 
-    /// The species among the names of the JSON array `$2` (`slot_species`), the sources among the ids of `$3`
-    /// (`slot_source`), and the note of each pair of `$4` that has one (all three columns, with `slot_note`). Only
-    /// the pairs whose name is a species' are looked up: a name has up to four spellings, and most are none.
+    /// The species among the names of the array `$3` (`slot_species`), the sources among the ids of `$4`
+    /// (`slot_source`), and the note of each pair of `$5` and `$6` that has one (all three columns, with
+    /// `slot_note`). Only the pairs whose name is a species' are looked up: a name has up to four spellings, and
+    /// most are none. A pair has at most one note (`UNIQUE (scientific_name, source_id)`); the `LIMIT` keeps its
+    /// lookup one probe of that index: knowing the arrays' lengths, the planner otherwise joins the pairs with the
+    /// whole table first.
     static let query = """
-        WITH species AS (\(PushBatch.speciesQuery(elements: "SELECT jsonb_array_elements_text($2::jsonb)")))
+        WITH species AS (\(PushBatch.speciesQuery(elements: "SELECT unnest($3)")))
         SELECT scientific_name AS slot_species, NULL::bigint AS slot_source, NULL::text AS slot_note FROM species
         UNION ALL
-        SELECT NULL, id, NULL FROM sources WHERE id IN (SELECT jsonb_array_elements_text($3::jsonb)::bigint)
+        SELECT NULL, id, NULL FROM sources WHERE id IN (SELECT unnest($4))
         UNION ALL
         SELECT ss.scientific_name, ss.source_id, ss.uuid
-        FROM (SELECT value->>0 AS species, (value->>1)::bigint AS source FROM jsonb_array_elements($4::jsonb)) wanted
+        FROM unnest($5, $6) AS wanted(species, source)
         JOIN species ON species.scientific_name = wanted.species
-        JOIN species_sources ss ON ss.scientific_name = wanted.species AND ss.source_id = wanted.source
+        CROSS JOIN LATERAL (
+            SELECT scientific_name, source_id, uuid FROM species_sources
+            WHERE scientific_name = wanted.species AND source_id = wanted.source LIMIT 1
+        ) ss
         """
 
     /// Takes a row of `query` (a row without its columns is none of its rows); a species goes to the batch

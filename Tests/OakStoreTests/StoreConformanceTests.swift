@@ -17,6 +17,14 @@ struct StoreConformanceTests {
     private static let allEntities = SyncEntity.allCases
 
     /// Pulls from `cursor` until the log is drained; each change's (entity/key, version), in the order read.
+    /// A store on a fresh database (`temporaryStore`) and the names of its first `count` species.
+    private static func storeWithSpecies(_ backend: TestBackend, _ count: Int, maxConnections: Int = 2) async throws
+        -> (store: any ServedStore, species: [String])
+    {
+        let (store, _) = try await temporaryStore(backend, maxConnections: maxConnections)
+        return (store, try await store.listSpecies(filter: SpeciesFilter(), limit: count, offset: 0).data.map(\.scientificName))
+    }
+
     private static func drain(_ store: any ServedStore, from cursor: String?, limit: Int = 25) async throws -> (changes: [(String, Int64)], cursor: String) {
         var cursor = cursor
         var changes: [(String, Int64)] = []
@@ -33,8 +41,7 @@ struct StoreConformanceTests {
         "change log under concurrency: parallel writers and a concurrent puller never miss a change, and versions arrive in order",
         arguments: TestBackend.available)
     func parallelWritersConcurrentPuller(_ backend: TestBackend) async throws {
-        let (store, _) = try await temporaryStore(backend, maxConnections: 8)
-        let species = try await store.listSpecies(filter: SpeciesFilter(), limit: 40, offset: 0).data.map(\.scientificName)
+        let (store, species) = try await Self.storeWithSpecies(backend, 40, maxConnections: 8)
         var ids: [UUID] = []
         for name in species { ids.append(try await store.createNote(NoteInput(scientificName: name)).id) }
         let start = try await Self.drain(store, from: nil).cursor
@@ -104,8 +111,7 @@ extension StoreConformanceTests {
         "a push batch mixing new notes with an edit and a delete numbers its changes in the batch's order, and a pull sees each at its version",
         arguments: TestBackend.available)
     func pushBatchNumbersChangesInOrder(_ backend: TestBackend) async throws {
-        let (store, _) = try await temporaryStore(backend)
-        let species = try await store.listSpecies(filter: SpeciesFilter(), limit: 5, offset: 0).data.map(\.scientificName)
+        let (store, species) = try await Self.storeWithSpecies(backend, 5)
         let edited = try await store.createNote(NoteInput(scientificName: species[3]))
         let deleted = try await store.createNote(NoteInput(scientificName: species[4]))
         let start = try await Self.drain(store, from: nil, limit: 1000).cursor
@@ -137,6 +143,30 @@ extension StoreConformanceTests {
             #expect(try await store.note(id: change.id).version == versions[index])
         }
         #expect(try await store.note(id: edited.id).fields.bark == "edited")
+    }
+
+    @Test(
+        "a push batch's new notes are stored with every field as sent: absent, empty, non-ASCII, quotes, backslashes and long text",
+        arguments: TestBackend.available)
+    func pushedNewNotesKeepEveryField(_ backend: TestBackend) async throws {
+        let (store, species) = try await Self.storeWithSpecies(backend, 3)
+        let time = Date(timeIntervalSince1970: 1_800_000_000)
+        let sent = [
+            NoteFields(commonNames: "Weiße Eiche, 白橡", leaf: "Lobed — “sinuate”, 5–7 lobes\n\\ \"quoted\" 'single'", acorn: ""),
+            NoteFields(bark: String(repeating: "furrowed, scaly; ", count: 200), fieldNotes: "🌳 seen at dawn"),
+            NoteFields(),
+        ]
+        let changes = zip(species, sent).map { name, fields in
+            PushChange(id: UUID(), op: .upsert, baseVersion: nil, updatedAt: time, note: PushedNote(scientificName: name, fields: fields))
+        }
+        let body = try await store.push(changes, cursor: nil)
+        let results = try JSONDecoder().decode(PushResponse.self, from: Data(body.readableBytesView)).results
+        #expect(results.map(\.status) == [.applied, .applied, .applied])
+        for (change, fields) in zip(changes, sent) {
+            let stored = try await store.note(id: change.id)
+            #expect(stored.fields == fields)
+            #expect(stored.scientificName == change.note?.scientificName)
+        }
     }
 
     /// A note written and pulled back: what a store given its connection must do as one it opened itself.

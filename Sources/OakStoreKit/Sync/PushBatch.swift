@@ -75,10 +75,14 @@ package struct PushBatch: Sendable {
         """
     }
 
-    /// The names the batch's notes may be stored under (each name's `Species.storedSpellings`), as a JSON
-    /// array (the parameter of `speciesQuery`).
+    /// The names the batch's notes may be stored under (each name's `Species.storedSpellings`), sorted.
+    package var speciesNames: [String] {
+        Set(spellings.values.joined()).sorted()
+    }
+
+    /// `speciesNames` as a JSON array (the parameter of `speciesQuery`).
     package var speciesNamesJSON: String {
-        ColumnCoding.json(Set(spellings.values.joined()).sorted())
+        ColumnCoding.json(speciesNames)
     }
 
     /// The species among `elements`: `scientific_name`.

@@ -1,0 +1,53 @@
+import NIOCore
+import OakStoreKit
+import PostgresNIO
+
+/// One column of many rows as a statement's parameter: a PostgreSQL array in its binary format (`array_recv`: the
+/// number of dimensions, whether any element is NULL, the element type, the length and lower bound, then each
+/// element's length, -1 for NULL, and its bytes), so that `unnest` hands PostgreSQL the rows with nothing to parse.
+/// PostgresNIO encodes `[String]` and `[Int]` so, but not lists with NULLs, which a table's columns have.
+struct StoredColumn: PostgresDynamicTypeEncodable {
+    private let values: [StoredValue]
+    private let holdsIntegers: Bool
+
+    /// A column of values of `template`'s kind (NULL or not): `bigint[]` for an integer, `text[]` otherwise.
+    init(_ values: [StoredValue], like template: StoredValue) {
+        self.values = values
+        holdsIntegers = Self.isInteger(template)
+    }
+
+    /// The type of a column of values of `template`'s kind.
+    static func type(like template: StoredValue) -> PostgresDataType {
+        isInteger(template) ? .int8Array : .textArray
+    }
+
+    private static func isInteger(_ value: StoredValue) -> Bool {
+        if case .integer = value { true } else { false }
+    }
+
+    var psqlType: PostgresDataType { holdsIntegers ? .int8Array : .textArray }
+    var psqlFormat: PostgresFormat { .binary }
+
+    func encode<JSONEncoder: PostgresJSONEncoder>(into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+        buffer.writeInteger(Int32(values.isEmpty ? 0 : 1))
+        buffer.writeInteger(Int32(values.contains(.null) ? 1 : 0))
+        buffer.writeInteger((holdsIntegers ? PostgresDataType.int8 : .text).rawValue)
+        guard !values.isEmpty else { return }
+        buffer.writeInteger(Int32(values.count))
+        buffer.writeInteger(Int32(1))
+        for value in values {
+            switch value {
+            case .null:
+                buffer.writeInteger(Int32(-1))
+            case .integer(let number):
+                buffer.writeInteger(Int32(8))
+                buffer.writeInteger(number)
+            case .text(let text):
+                let lengthIndex = buffer.writerIndex
+                buffer.writeInteger(Int32(0))
+                let written = buffer.writeString(text)
+                buffer.setInteger(Int32(written), at: lengthIndex)
+            }
+        }
+    }
+}
