@@ -75,9 +75,10 @@ package struct PushBatch: Sendable {
         """
     }
 
-    /// The names the batch's notes may be stored under (each name's `Species.storedSpellings`), sorted.
+    /// The names the batch's notes may be stored under (each name's `Species.storedSpellings`), each once, in no
+    /// particular order (the queries look them up as a set; sorting them cost more than the lookup).
     package var speciesNames: [String] {
-        Set(spellings.values.joined()).sorted()
+        Array(Set(spellings.values.joined()))
     }
 
     /// `speciesNames` as a JSON array (the parameter of `speciesQuery`).
