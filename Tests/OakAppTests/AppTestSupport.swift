@@ -136,13 +136,10 @@ struct TestApp {
 /// Waits until `condition` holds (models update from the store's observations, a moment after a write).
 @MainActor
 func eventually(_ what: String, timeout: Duration = .seconds(15), _ condition: @MainActor () async -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return }
-        try await Task.sleep(for: .milliseconds(10))
+    guard try await OakTestBasics.eventually(within: timeout, every: .milliseconds(10), condition) else {
+        Issue.record("timed out waiting for: \(what)")
+        throw CancellationError()
     }
-    Issue.record("timed out waiting for: \(what)")
-    throw CancellationError()
 }
 
 extension NotesListModel {
