@@ -41,10 +41,10 @@ struct PushNoteInserts {
         return stored
     }
 
-    /// The rows of the column arrays `$1`… (`SpeciesSource.columnNames`' order), inserted in the arrays' order; returned as
-    /// `PulledNoteColumn`s in one `ROW(…)` a note (`PackedColumns`), each with the sequence number the insert
-    /// trigger gives its change-log entry (`oak_logged_note_inserts`: the head before the statement, which the
-    /// trigger moves only at its end, plus the row's rank by id).
+    /// The rows of the column arrays `$1`… (in `SpeciesSource.columnNames`' order), inserted in the arrays' order;
+    /// returned as `PulledNoteColumn`s in one `ROW(…)` a note (`PackedColumns`), each with the sequence number the
+    /// insert trigger gives its change-log entry (`oak_logged_note_inserts`: the head before the statement, which
+    /// the trigger moves only at its end, plus the row's rank by id).
     static let insertSQL: String = {
         let columns = SpeciesSource.columnNames.map { "\"\($0)\"" }.joined(separator: ", ")
         let arrays = SpeciesSource.columnNames.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
