@@ -121,11 +121,6 @@ package struct PostgresSession: @unchecked Sendable {
         try await result(sql, values).rows.map { $0.makeRandomAccess() }
     }
 
-    /// Every row of a query, with parameters bound as they are (lists as arrays, `StoredColumn`).
-    func rows(_ sql: String, _ binds: PostgresBindings) async throws -> [PostgresRandomAccessRow] {
-        try await result(sql, binds).rows.map { $0.makeRandomAccess() }
-    }
-
     /// Every row of a statement the connection keeps prepared (`KeptStatement`), after the statements sent before it,
     /// which must succeed first.
     func rows<Statement: KeptStatement>(_ statement: Statement.Type, _ values: [StoredValue]) async throws -> [PostgresRandomAccessRow] {

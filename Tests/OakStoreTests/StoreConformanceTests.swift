@@ -16,7 +16,6 @@ import Testing
 struct StoreConformanceTests {
     private static let allEntities = SyncEntity.allCases
 
-    /// Pulls from `cursor` until the log is drained; each change's (entity/key, version), in the order read.
     /// A store on a fresh database (`temporaryStore`) and the names of its first `count` species.
     private static func storeWithSpecies(_ backend: TestBackend, _ count: Int, maxConnections: Int = 2) async throws
         -> (store: any ServedStore, species: [String])
@@ -25,6 +24,7 @@ struct StoreConformanceTests {
         return (store, try await store.listSpecies(filter: SpeciesFilter(), limit: count, offset: 0).data.map(\.scientificName))
     }
 
+    /// Pulls from `cursor` until the log is drained; each change's (entity/key, version), in the order read.
     private static func drain(_ store: any ServedStore, from cursor: String?, limit: Int = 25) async throws -> (changes: [(String, Int64)], cursor: String) {
         var cursor = cursor
         var changes: [(String, Int64)] = []
