@@ -8,30 +8,31 @@ import PostgresNIO
 /// PostgresNIO encodes `[String]` and `[Int]` so, but not lists with NULLs, which a table's columns have.
 struct StoredColumn: PostgresDynamicTypeEncodable {
     private let values: [StoredValue]
-    private let holdsIntegers: Bool
+    let psqlType: PostgresDataType
+    private let elementType: PostgresDataType
 
     /// A column of values of `template`'s kind (NULL or not): `bigint[]` for an integer, `text[]` otherwise.
     init(_ values: [StoredValue], like template: StoredValue) {
         self.values = values
-        holdsIntegers = Self.isInteger(template)
+        (psqlType, elementType) = Self.types(like: template)
     }
 
     /// The type of a column of values of `template`'s kind.
     static func type(like template: StoredValue) -> PostgresDataType {
-        isInteger(template) ? .int8Array : .textArray
+        types(like: template).column
     }
 
-    private static func isInteger(_ value: StoredValue) -> Bool {
-        if case .integer = value { true } else { false }
+    /// The types of a column of values of `template`'s kind and of its elements.
+    private static func types(like template: StoredValue) -> (column: PostgresDataType, element: PostgresDataType) {
+        if case .integer = template { (.int8Array, .int8) } else { (.textArray, .text) }
     }
 
-    var psqlType: PostgresDataType { holdsIntegers ? .int8Array : .textArray }
     var psqlFormat: PostgresFormat { .binary }
 
     func encode<JSONEncoder: PostgresJSONEncoder>(into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
         buffer.writeInteger(Int32(values.isEmpty ? 0 : 1))
         buffer.writeInteger(Int32(values.contains(.null) ? 1 : 0))
-        buffer.writeInteger((holdsIntegers ? PostgresDataType.int8 : .text).rawValue)
+        buffer.writeInteger(elementType.rawValue)
         guard !values.isEmpty else { return }
         buffer.writeInteger(Int32(values.count))
         buffer.writeInteger(Int32(1))
