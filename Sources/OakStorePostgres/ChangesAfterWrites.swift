@@ -6,7 +6,7 @@ import Synchronization
 /// waits for what changed (`PostgresStore.changes(after:)`, shared by the response cache and the species records);
 /// read by the write before it ends, it costs the waiting requests no lease and no round trip of their own
 /// (BENCHMARKS.md, "PostgreSQL beside SQLite", 2026-12-03). The write's notification usually arrives before that read
-/// is answered, so a catch-up from the read's position waits for it instead of reading again.
+/// is answered, so a catch-up from the read's position, or from a later one, waits for it instead of reading again.
 ///
 /// An answer from here is never less than a caller can need: it reaches the highest head this instance has known or
 /// read (`ChangeNotifications.highestHead`), which no data version handed out is past.
@@ -49,15 +49,17 @@ final class ChangesAfterWrites: Sendable {
     }
 
     /// What changed after `position` when it is known here up to `highestHead` at least: nothing, when the last
-    /// answer ran up to `position` and it is the highest head; else the last write's read from `position`, once it
-    /// is answered. Nil otherwise, and the caller reads the database.
+    /// answer ran up to `position` and it is the highest head; else the last write's read from `position` or from
+    /// before it, once it is answered. A read from before `position` also holds changes the caller has seen, which
+    /// its answers' owner drops again: more than it must, never less (under concurrent writes the caches' owners
+    /// and the writes' reads rarely start at one position). Nil otherwise, and the caller reads the database.
     func changes(after position: Int64?, reaching highestHead: Int64?) async -> DataChanges? {
         guard let position, let highestHead else { return nil }
         let known: Known? = state.withLock { state in
             if position == highestHead, let last = state.lastAnswer, last.head == position {
                 return .nothing(DataChanges(head: position, listingVersion: last.listingVersion))
             }
-            guard let kept = state.kept, kept.after == position else { return nil }
+            guard let kept = state.kept, kept.after <= position else { return nil }
             return .read(kept.read)
         }
         switch known {

@@ -47,6 +47,25 @@ struct PostgresChangesAfterWritesTests {
         #expect(try await store.dataVersion().changeLogHead == kept.head, "the write left the head it read known")
     }
 
+    @Test(
+        "a catch-up from a position past where the last write's read began is answered by that read: every change after the position, and those before it again, never fewer"
+    )
+    func catchUpPastTheReadsStartTakesIt() async throws {
+        let (store, _, position) = try await caughtUpStore()
+        // No catch-up between the two writes: both read what changed after `position`.
+        let first = try await store.createNote(NoteInput(scientificName: "alba"))
+        let second = try await store.createNote(NoteInput(scientificName: "robur"))
+        let highestHead = store.changeNotifications.highestHead
+        #expect(highestHead == second.version, "the second write left its head known")
+        let kept = try #require(
+            await store.changesAfterWrites.changes(after: first.version, reaching: highestHead), "the second write's read answered it")
+        let fromDatabase = try await readFromDatabase(store, after: first.version)
+        #expect(fromDatabase.speciesWithChangedRows == ["robur"])
+        #expect(kept.speciesWithChangedRows == ["alba", "robur"], "the read holds the first write's change too")
+        #expect(kept.head == fromDatabase.head && kept.listingVersion == fromDatabase.listingVersion)
+        #expect(try await store.changes(after: first.version) == kept)
+    }
+
     @Test("a write's read does not answer a catch-up that needs a later write through another instance: the catch-up reads it from the database")
     func laterWriteElsewhereIsReadFromTheDatabase() async throws {
         let (store, url, position) = try await caughtUpStore()
