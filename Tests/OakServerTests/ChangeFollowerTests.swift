@@ -131,4 +131,18 @@ struct ChangeFollowerTests {
         #expect(!follower.isCurrent(filledAt: longAgo, unlessAlteredBy: altersRobur), "older than the changes kept")
         #expect(follower.isCurrent(filledAt: positions[positions.count - 20], unlessAlteredBy: altersRobur))
     }
+
+    @Test("a catch-up that finds nothing changed (the version moved by a write that changed nothing) drops no answer, and one after a change drops it")
+    func nothingChangedDropsNothing() async throws {
+        let (answers, log) = (Answers(), Log())
+        let reads = ChangeReads(log.changes(after:))
+        let first = log.write()
+        _ = try await answers.catchUp(to: first, reads: reads)
+        let unchanged = DataVersion(writes: first.writes + 1, changeLogHead: first.changeLogHead)
+        #expect(try await answers.catchUp(to: unchanged, reads: reads) == first.changeLogHead)
+        #expect(answers.dropped.isEmpty, "nothing to drop, and no walk over the answers to find it")
+        #expect(log.state.withLock { $0.reads } == 2, "the moved version was read")
+        #expect(try await answers.catchUp(to: log.write(), reads: reads) == 2)
+        #expect(answers.dropped == [["alba"]])
+    }
 }

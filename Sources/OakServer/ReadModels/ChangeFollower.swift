@@ -24,14 +24,15 @@ struct ChangeFollower {
     }
 
     /// Applies `changed`, read after `from` for `version`: `drop` is given it, with whether the listing
-    /// version moved (nothing is dropped on the first call, when nothing is held yet). False, changing
-    /// nothing, when another caller moved the position meanwhile.
+    /// version moved (nothing is dropped on the first call, when nothing is held yet, nor when nothing changed:
+    /// the version moved by a write that changed nothing, or one applied already). False, changing nothing, when
+    /// another caller moved the position meanwhile.
     mutating func apply(
         _ changed: DataChanges, readAfter from: Int64?, for version: DataVersion, drop: (DataChanges, _ listingMoved: Bool) -> Void
     ) -> Bool {
         guard from == position else { return false }
-        if position != nil {
-            let listingMoved = changed.listingVersion != listingVersion
+        let listingMoved = changed.listingVersion != listingVersion
+        if position != nil, !changed.isEmpty || listingMoved {
             drop(changed, listingMoved)
             recent.append((from, changed, listingMoved))
             if recent.count > Self.recentLimit { recent.removeFirst() }
