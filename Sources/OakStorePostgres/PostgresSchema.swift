@@ -270,8 +270,8 @@ enum PostgresSchema {
     /// A change is logged by one statement instead of three: the head moved and the key's entry replaced where it
     /// is (`ON CONFLICT`), not deleted and inserted again. A note's update or delete is logged from its id column
     /// (`oak_logged_notes`, as v3 logs inserts) instead of from both versions of the row converted to JSON
-    /// (`oak_logged`). PostgreSQL's time for a note edit fell 13 % (BENCHMARKS.md, "PostgreSQL beside SQLite",
-    /// 2026-12-04).
+    /// (`oak_logged`): those were a quarter of PostgreSQL's time for a note edit (BENCHMARKS.md, "PostgreSQL beside
+    /// SQLite", 2026-12-04 evening).
     private static let v7 = """
         CREATE OR REPLACE FUNCTION oak_log_change(p_entity text, p_key text, p_op text) RETURNS void LANGUAGE plpgsql AS $$
         BEGIN
