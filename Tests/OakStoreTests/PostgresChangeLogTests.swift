@@ -18,7 +18,8 @@ struct PostgresChangeLogTests {
         let (store, url) = try await temporaryStore(.postgres)
         let note = try await store.createNote(NoteInput(scientificName: "alba", fields: NoteFieldsPatch(replacingWith: NoteFields(leaf: "first"))))
         let (oldID, newID) = (note.id.wireString, UUID().wireString)
-        let start = try await postgresCount(url: url, "SELECT seq FROM change_log_head", [])
+        func head() async throws -> Int { try await postgresCount(url: url, "SELECT seq FROM change_log_head", []) }
+        let start = try await head()
         #expect(start == Int(note.version))
 
         /// The key's one entry in the change log: its number when it is of `op` (a tombstone with its time), else 0.
@@ -31,7 +32,6 @@ struct PostgresChangeLogTests {
                     AND (deleted_at IS NOT NULL) = (op = 'delete') AND changed_at LIKE '20%Z'
                 """, [key, op])
         }
-        func head() async throws -> Int { try await postgresCount(url: url, "SELECT seq FROM change_log_head", []) }
 
         try await postgresExecute(url: url, "UPDATE species_sources SET leaves = 'edited' WHERE uuid = ?", [oldID])
         #expect(try await head() == start + 1)
