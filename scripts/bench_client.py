@@ -277,8 +277,8 @@ def markdown(results):
         for name, r in postgres.items():
             lines.append(f"| {r['label']} | {r['postgres']} | {r['sqlite']} | {r['ratio']:.2f} |")
         if any(r["label"].endswith(PAIRED_MARK) for r in postgres.values()):
-            lines += ["", f"{PAIRED_MARK.strip()} Both servers running side by side, measured in four slices, SQLite, PostgreSQL, PostgreSQL, "
-                      "SQLite, so that a drift in the machine's speed weighs on both sides of the ratio; the SQLite server is the one "
+            lines += ["", f"{PAIRED_MARK.strip()} Both servers running side by side, measured in two rounds of four slices, SQLite, PostgreSQL, "
+                      "PostgreSQL, SQLite, so that a drift in the machine's speed weighs on both sides of the ratio; the SQLite server is the one "
                       "above started again on its file after its own runs."]
         if any(r["label"].endswith(ALTERNATED_MARK) for r in postgres.values()):
             lines += ["", f"{ALTERNATED_MARK.strip()} The runs alternate between the two servers, SQLite, PostgreSQL, PostgreSQL, SQLite, …, "

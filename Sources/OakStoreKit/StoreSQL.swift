@@ -67,7 +67,12 @@ package struct NoteLog: Sendable {
 extension Note {
     /// A note from a row of `StoreSQL.noteSelect`.
     package init(row: some StoredRow) {
-        let record = SpeciesSource(row: row)
+        self.init(row: row, record: SpeciesSource(row: row))
+    }
+
+    /// A note from a row of `StoreSQL.noteSelect` whose note columns were read already (`record`), for a caller that
+    /// needs both.
+    package init(row: some StoredRow, record: SpeciesSource) {
         self.init(
             id: record.uuid, scientificName: record.scientificName,
             taxonomy: NoteTaxonomy(

@@ -12,6 +12,8 @@ final class ConnectionWatch: @unchecked Sendable {
     private static let watches = NIOLockedValueBox<[ObjectIdentifier: ConnectionWatch]>([:])
 
     private weak var connection: PostgresConnection?
+    /// The connection's event loop, for the tasks of its kept statements.
+    let executor: EventLoopTaskExecutor
     private let lock = NIOLock()
     private var waiting: [Int: @Sendable () -> Void] = [:]
     private var nextToken = 0
@@ -19,6 +21,7 @@ final class ConnectionWatch: @unchecked Sendable {
 
     private init(_ connection: PostgresConnection) {
         self.connection = connection
+        executor = EventLoopTaskExecutor(connection.eventLoop)
     }
 
     /// The connection's watch, made and registered on its close the first time it is asked for.
@@ -41,24 +44,22 @@ final class ConnectionWatch: @unchecked Sendable {
         return watch
     }
 
-    /// The answer to a statement, or `unavailable` if the connection closes before it comes.
+    /// The answer to a statement, or `unavailable` if the connection closes before it comes: whichever takes the wait
+    /// out of `waiting` first answers it.
     func answer<Value: Sendable>(_ future: EventLoopFuture<Value>, unavailable: @escaping @Sendable () -> any Error) async throws -> Value {
-        let promise = future.eventLoop.makePromise(of: Value.self)
-        let token: Int? = lock.withLock {
-            guard !isClosed else { return nil }
-            nextToken += 1
-            waiting[nextToken] = { promise.fail(unavailable()) }
-            return nextToken
-        }
-        if let token {
-            future.whenComplete { [self] result in
-                _ = lock.withLock { waiting.removeValue(forKey: token) }
-                promise.completeWith(result)
+        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Value, any Error>) in
+            let token: Int? = lock.withLock {
+                guard !isClosed else { return nil }
+                nextToken += 1
+                waiting[nextToken] = { continuation.resume(throwing: unavailable()) }
+                return nextToken
             }
-        } else {
-            promise.fail(unavailable())
+            guard let token else { return continuation.resume(throwing: unavailable()) }
+            future.whenComplete { [self] result in
+                guard lock.withLock({ waiting.removeValue(forKey: token) }) != nil else { return }
+                continuation.resume(with: result)
+            }
         }
-        return try await promise.futureResult.get()
     }
 
     private func close() {

@@ -130,14 +130,20 @@ package struct PostgresSession: @unchecked Sendable {
     /// Every row of a kept statement (`rows(_:_:)`), its parameters bound as they are.
     func rows<Statement: KeptStatement>(_ statement: Statement.Type, _ binds: PostgresBindings) async throws -> [PostgresRandomAccessRow] {
         let (connection, logger, prepared) = (connection, logger, Prepared<Statement>(bindings: binds))
-        // As a future, so that `answer` fails it when the connection closes first. The statements sent before it
-        // are already on the connection, so it runs after them.
-        let future = connection.eventLoop.makeFutureWithTask {
-            var rows: [PostgresRandomAccessRow] = []
-            for try await row in try await connection.execute(prepared, logger: logger) { rows.append(row) }
-            return rows
+        let answered = connection.eventLoop.makePromise(of: [PostgresRandomAccessRow].self)
+        // In a task of its own, so that `answer` fails the wait when the connection closes first; on the connection's
+        // event loop, where the statement is handed over and its rows arrive, so that none of its steps wakes another
+        // thread. The statements sent before it are already on the connection, so it runs after them.
+        Task(executorPreference: ConnectionWatch.of(connection).executor) {
+            do {
+                var rows: [PostgresRandomAccessRow] = []
+                for try await row in try await connection.execute(prepared, logger: logger) { rows.append(row) }
+                answered.succeed(rows)
+            } catch {
+                answered.fail(error)
+            }
         }
-        return try await answerAfterSent(future)
+        return try await answerAfterSent(answered.futureResult)
     }
 
     /// Every row of a kept statement that selects one `ROW(…)` a row (`packedRows(_:_:)`).

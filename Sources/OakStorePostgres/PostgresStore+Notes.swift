@@ -38,11 +38,12 @@ extension PostgresStore: NoteRepository {
             guard let read = try await session.rows(NoteWithRowVersionStatement.self, [.text(id.wireString)]).first else {
                 throw OakError.notFound("Note", id.wireString)
             }
-            let current = Note(row: read)
+            let row = SpeciesSource(row: read)
+            let current = Note(row: read, record: row)
             var storedName: String?
             if let name = input.scientificName { storedName = try await Self.storedName(session, name) }
             let update = try NoteUpdate.decide(
-                input, expectedVersion: expectedVersion, current: current, row: SpeciesSource(row: read), storedName: storedName, now: now)
+                input, expectedVersion: expectedVersion, current: current, row: row, storedName: storedName, now: now)
             guard case .save(let record) = update else { return current }
             return try await Self.saveNote(session, record, ifRowVersion: read.text("row_version") ?? "")
         }
