@@ -132,8 +132,9 @@ package struct PostgresSession: @unchecked Sendable {
         let (connection, logger, prepared) = (connection, logger, Prepared<Statement>(bindings: binds))
         let answered = connection.eventLoop.makePromise(of: [PostgresRandomAccessRow].self)
         // In a task of its own, so that `answer` fails the wait when the connection closes first; on the connection's
-        // event loop, where the statement is handed over and its rows arrive, so that none of its steps wakes another
-        // thread. The statements sent before it are already on the connection, so it runs after them.
+        // event loop, where the statement is handed over and its rows arrive, so that its steps, from handing the
+        // statement over to its last row, wake no other thread. The statements sent before it are already on the
+        // connection, so it runs after them.
         Task(executorPreference: ConnectionWatch.of(connection).executor) {
             do {
                 var rows: [PostgresRandomAccessRow] = []
