@@ -12,10 +12,14 @@ package struct PostgresSession: @unchecked Sendable {
     let logger: Logger
     /// The statements sent and not yet answered (`send`).
     private let sent = SentStatements()
+    /// What fails the session's waits when the connection closes, and runs its kept statements (looked up once a
+    /// session, not once a statement).
+    private let watch: ConnectionWatch
 
     init(connection: PostgresConnection, logger: Logger) {
         self.connection = connection
         self.logger = logger
+        watch = ConnectionWatch.of(connection)
     }
 
     /// Values as a statement's parameters.
@@ -78,7 +82,7 @@ package struct PostgresSession: @unchecked Sendable {
 
     /// A statement's answer, or `unavailable` when the connection closes first (`ConnectionWatch`).
     private func answer<Value: Sendable>(_ future: EventLoopFuture<Value>) async throws -> Value {
-        try await ConnectionWatch.of(connection).answer(future) {
+        try await watch.answer(future) {
             PostgresFailure.unavailable.error(PostgresFailure.unavailable.message)
         }
     }
@@ -135,7 +139,7 @@ package struct PostgresSession: @unchecked Sendable {
         // event loop, where the statement is handed over and its rows arrive, so that its steps, from handing the
         // statement over to its last row, wake no other thread. The statements sent before it are already on the
         // connection, so it runs after them.
-        Task(executorPreference: ConnectionWatch.of(connection).executor) {
+        Task(executorPreference: watch.executor) {
             do {
                 var rows: [PostgresRandomAccessRow] = []
                 for try await row in try await connection.execute(prepared, logger: logger) { rows.append(row) }
