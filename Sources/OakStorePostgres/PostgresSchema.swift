@@ -24,6 +24,7 @@ enum PostgresSchema {
         ("v5 note inserts logged by index", v5),
         ("v6 note rows filled only when they lack a value", v6),
         ("v7 changes logged by one statement, notes by their id column", v7),
+        ("v8 inserted notes logged in place", v8),
     ]
 
     /// A key for `pg_advisory_xact_lock` held while migrating.
@@ -187,12 +188,13 @@ enum PostgresSchema {
             EXECUTE FUNCTION oak_bump_listing_version();
         """
 
-    /// Notes inserted together (a push batch's new notes are one statement) are logged together: one update of
-    /// the head row for the statement instead of one a row (100 updates of one row in a transaction make each
-    /// later one walk the row's versions), keys read from columns instead of each row converted to JSON. The
-    /// numbers and the listing version come out as the row triggers gave them: one a row, in the rows' order.
-    private static let v3 = """
-        CREATE FUNCTION oak_logged_note_inserts() RETURNS trigger LANGUAGE plpgsql AS $$
+    /// The statement trigger that logs the notes a statement inserted (`new_notes`, its transition table): the head
+    /// moved once by their count, an entry a note numbered after the head's old value in the rows' order, and the
+    /// listing version moved by their count. A key's older entry (a revived note's tombstone) is removed by
+    /// `deletingReplaced`, run before the insert, or replaced by the insert's `conflict` clause.
+    private static func noteInsertsLogged(deletingReplaced: String = "", conflict: String = "") -> String {
+        """
+        CREATE OR REPLACE FUNCTION oak_logged_note_inserts() RETURNS trigger LANGUAGE plpgsql AS $$
         DECLARE
             inserted bigint;
             last_seq bigint;
@@ -200,24 +202,36 @@ enum PostgresSchema {
             SELECT count(*) INTO inserted FROM new_notes;
             IF inserted = 0 THEN RETURN NULL; END IF;
             UPDATE change_log_head SET seq = seq + inserted RETURNING seq INTO last_seq;
-            DELETE FROM change_log c USING new_notes n WHERE c.entity = 'notes' AND c.entity_key = n.uuid;
+            \(deletingReplaced)
             INSERT INTO change_log(seq, entity, entity_key, op, changed_at, deleted_at)
                 SELECT last_seq - inserted + row_number() OVER (ORDER BY n.id), 'notes', n.uuid, 'upsert', oak_now(), NULL
-                FROM new_notes n;
+                FROM new_notes n
+                \(conflict);
             INSERT INTO sync_state(key, value) VALUES ('listing_version', inserted::text)
                 ON CONFLICT (key) DO UPDATE SET value = (sync_state.value::bigint + inserted)::text;
             RETURN NULL;
         END
         $$;
-        DROP TRIGGER species_sources_logged ON species_sources;
-        CREATE TRIGGER species_sources_logged AFTER UPDATE OR DELETE ON species_sources
-            FOR EACH ROW EXECUTE FUNCTION oak_logged('notes');
-        DROP TRIGGER species_sources_listed ON species_sources;
-        CREATE TRIGGER species_sources_listed AFTER DELETE ON species_sources
-            FOR EACH ROW EXECUTE FUNCTION oak_bump_listing_version();
-        CREATE TRIGGER species_sources_inserted AFTER INSERT ON species_sources
-            REFERENCING NEW TABLE AS new_notes FOR EACH STATEMENT EXECUTE FUNCTION oak_logged_note_inserts();
         """
+    }
+
+    /// Notes inserted together (a push batch's new notes are one statement) are logged together: one update of
+    /// the head row for the statement instead of one a row (100 updates of one row in a transaction make each
+    /// later one walk the row's versions), keys read from columns instead of each row converted to JSON. The
+    /// numbers and the listing version come out as the row triggers gave them: one a row, in the rows' order.
+    private static let v3 =
+        noteInsertsLogged(deletingReplaced: "DELETE FROM change_log c USING new_notes n WHERE c.entity = 'notes' AND c.entity_key = n.uuid;")
+            + """
+
+            DROP TRIGGER species_sources_logged ON species_sources;
+            CREATE TRIGGER species_sources_logged AFTER UPDATE OR DELETE ON species_sources
+                FOR EACH ROW EXECUTE FUNCTION oak_logged('notes');
+            DROP TRIGGER species_sources_listed ON species_sources;
+            CREATE TRIGGER species_sources_listed AFTER DELETE ON species_sources
+                FOR EACH ROW EXECUTE FUNCTION oak_bump_listing_version();
+            CREATE TRIGGER species_sources_inserted AFTER INSERT ON species_sources
+                REFERENCING NEW TABLE AS new_notes FOR EACH STATEMENT EXECUTE FUNCTION oak_logged_note_inserts();
+            """
 
     /// A transaction that moved the change log's head notifies the instances listening for changes
     /// (`ChangeNotifications`) of the head it left, at its commit: the trigger is deferred to the commit, and
@@ -237,25 +251,8 @@ enum PostgresSchema {
     /// with the transition table, as v3 wrote it, is planned as a scan of the whole change log (PostgreSQL has no
     /// statistics for a transition table), so a push's cost would grow with the log (see BENCHMARKS.md,
     /// "PostgreSQL beside SQLite").
-    private static let v5 = """
-        CREATE OR REPLACE FUNCTION oak_logged_note_inserts() RETURNS trigger LANGUAGE plpgsql AS $$
-        DECLARE
-            inserted bigint;
-            last_seq bigint;
-        BEGIN
-            SELECT count(*) INTO inserted FROM new_notes;
-            IF inserted = 0 THEN RETURN NULL; END IF;
-            UPDATE change_log_head SET seq = seq + inserted RETURNING seq INTO last_seq;
-            DELETE FROM change_log WHERE entity = 'notes' AND entity_key = ANY (ARRAY(SELECT uuid FROM new_notes));
-            INSERT INTO change_log(seq, entity, entity_key, op, changed_at, deleted_at)
-                SELECT last_seq - inserted + row_number() OVER (ORDER BY n.id), 'notes', n.uuid, 'upsert', oak_now(), NULL
-                FROM new_notes n;
-            INSERT INTO sync_state(key, value) VALUES ('listing_version', inserted::text)
-                ON CONFLICT (key) DO UPDATE SET value = (sync_state.value::bigint + inserted)::text;
-            RETURN NULL;
-        END
-        $$;
-        """
+    private static let v5 = noteInsertsLogged(
+        deletingReplaced: "DELETE FROM change_log WHERE entity = 'notes' AND entity_key = ANY (ARRAY(SELECT uuid FROM new_notes));")
 
     /// A note's row is filled in (`oak_fill_note_row`, v1) only when it lacks what the server always writes: a
     /// lower-case id and both timestamps. The condition is checked without calling PL/pgSQL, which a push batch of
@@ -298,4 +295,14 @@ enum PostgresSchema {
         CREATE TRIGGER species_sources_logged AFTER UPDATE OR DELETE ON species_sources
             FOR EACH ROW EXECUTE FUNCTION oak_logged_notes();
         """
+
+    /// A statement's new notes replace their keys' log entries where they are (`ON CONFLICT`, as `oak_log_change`
+    /// logs one change since v7) instead of deleting them first: that delete's plan followed the change log's row
+    /// estimate, and with one far too low it scanned the whole log, 34–39 ms a batch of 100 against 7 (BENCHMARKS.md,
+    /// 2026-12-07). The conflict is found by the key's unique index whatever the statistics say.
+    private static let v8 = noteInsertsLogged(
+        conflict: """
+            ON CONFLICT (entity, entity_key) DO UPDATE
+                SET seq = EXCLUDED.seq, op = EXCLUDED.op, changed_at = EXCLUDED.changed_at, deleted_at = EXCLUDED.deleted_at
+            """)
 }
