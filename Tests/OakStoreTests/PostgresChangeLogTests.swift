@@ -1,6 +1,7 @@
 import Foundation
 import OakModels
 import OakStore
+import OakStoreKit
 import OakTestSupport
 import Testing
 
@@ -12,42 +13,52 @@ import Testing
     "PostgreSQL: the change log of notes other programs change", .timeLimit(.minutes(1)),
     .needsPostgres)
 struct PostgresChangeLogTests {
+    /// A PostgreSQL store with one note of alba, and the store's database URL.
+    private func storeWithNote() async throws -> (store: any ServedStore, url: String, note: Note) {
+        let (store, url) = try await temporaryStore(.postgres)
+        let note = try await store.createNote(NoteInput(scientificName: "alba", fields: NoteFieldsPatch(replacingWith: NoteFields(leaf: "first"))))
+        return (store, url, note)
+    }
+
+    /// The change log's head.
+    private func head(_ url: String) async throws -> Int {
+        try await postgresCount(url: url, "SELECT seq FROM change_log_head", [])
+    }
+
+    /// The key's one entry in the change log: its number when it is of `op` (a tombstone with its time), else 0.
+    private func entry(_ url: String, _ key: String, _ op: String) async throws -> Int {
+        #expect(try await postgresCount(url: url, "SELECT COUNT(*) FROM change_log WHERE entity = 'notes' AND entity_key = ?", [key]) == 1)
+        return try await postgresCount(
+            url: url,
+            """
+            SELECT seq FROM change_log WHERE entity = 'notes' AND entity_key = ? AND op = ?
+                AND (deleted_at IS NOT NULL) = (op = 'delete') AND changed_at LIKE '20%Z'
+            """, [key, op])
+    }
+
     @Test(
         "a note edited, given a new id and deleted by another program moves the head once a change and leaves one entry a key, with the newest number; the ids gone are tombstones"
     )
     func otherProgramsNoteChangesAreLogged() async throws {
-        let (store, url) = try await temporaryStore(.postgres)
-        let note = try await store.createNote(NoteInput(scientificName: "alba", fields: NoteFieldsPatch(replacingWith: NoteFields(leaf: "first"))))
+        let (store, url, note) = try await storeWithNote()
         let (oldID, newID) = (note.id.wireString, UUID().wireString)
-        func head() async throws -> Int { try await postgresCount(url: url, "SELECT seq FROM change_log_head", []) }
-        let start = try await head()
+        let start = try await head(url)
         #expect(start == Int(note.version))
 
-        /// The key's one entry in the change log: its number when it is of `op` (a tombstone with its time), else 0.
-        func entry(_ key: String, _ op: String) async throws -> Int {
-            #expect(try await postgresCount(url: url, "SELECT COUNT(*) FROM change_log WHERE entity = 'notes' AND entity_key = ?", [key]) == 1)
-            return try await postgresCount(
-                url: url,
-                """
-                SELECT seq FROM change_log WHERE entity = 'notes' AND entity_key = ? AND op = ?
-                    AND (deleted_at IS NOT NULL) = (op = 'delete') AND changed_at LIKE '20%Z'
-                """, [key, op])
-        }
-
         try await postgresExecute(url: url, "UPDATE species_sources SET leaves = 'edited' WHERE uuid = ?", [oldID])
-        #expect(try await head() == start + 1)
-        #expect(try await entry(oldID, "upsert") == start + 1)
+        #expect(try await head(url) == start + 1)
+        #expect(try await entry(url, oldID, "upsert") == start + 1)
         #expect(try await store.note(id: note.id).version == Int64(start + 1))
 
         try await postgresExecute(url: url, "UPDATE species_sources SET uuid = ? WHERE uuid = ?", [newID, oldID])
-        #expect(try await head() == start + 3)
-        #expect(try await entry(oldID, "delete") == start + 2)
-        #expect(try await entry(newID, "upsert") == start + 3)
+        #expect(try await head(url) == start + 3)
+        #expect(try await entry(url, oldID, "delete") == start + 2)
+        #expect(try await entry(url, newID, "upsert") == start + 3)
 
         try await postgresExecute(url: url, "DELETE FROM species_sources WHERE uuid = ?", [newID])
-        #expect(try await head() == start + 4)
-        #expect(try await entry(newID, "delete") == start + 4)
-        #expect(try await entry(oldID, "delete") == start + 2)
+        #expect(try await head(url) == start + 4)
+        #expect(try await entry(url, newID, "delete") == start + 4)
+        #expect(try await entry(url, oldID, "delete") == start + 2)
 
         let changes = try await store.changes(after: Int64(start))
         #expect(changes.head == Int64(start + 4))
@@ -60,14 +71,13 @@ struct PostgresChangeLogTests {
         "notes another program inserts in one statement, one of them a deleted note's id, take a number each in their order; the deleted id's tombstone becomes its upsert, one entry a key"
     )
     func otherProgramsNoteInsertsAreLogged() async throws {
-        let (store, url) = try await temporaryStore(.postgres)
-        let note = try await store.createNote(NoteInput(scientificName: "alba", fields: NoteFieldsPatch(replacingWith: NoteFields(leaf: "first"))))
+        let (store, url, note) = try await storeWithNote()
         let (revivedID, newID) = (note.id.wireString, UUID().wireString)
         let firstSource = try await postgresCount(url: url, "SELECT source_id FROM species_sources WHERE uuid = ?", [revivedID])
         let secondSource = try await postgresCount(url: url, "INSERT INTO sources(source_type, name) VALUES ('Book', 'A second book') RETURNING id", [])
         try await postgresExecute(url: url, "DELETE FROM species_sources WHERE uuid = ?", [revivedID])
-        let start = try await postgresCount(url: url, "SELECT seq FROM change_log_head", [])
-        #expect(try await postgresCount(url: url, "SELECT COUNT(*) FROM change_log WHERE entity_key = ? AND op = 'delete'", [revivedID]) == 1)
+        let start = try await head(url)
+        #expect(try await entry(url, revivedID, "delete") == start)
 
         try await postgresExecute(
             url: url,
@@ -76,16 +86,11 @@ struct PostgresChangeLogTests {
                 VALUES ('alba', \(firstSource), ?, 'revived'), ('alba', \(secondSource), ?, 'new')
             """, [revivedID, newID])
 
-        #expect(try await postgresCount(url: url, "SELECT seq FROM change_log_head", []) == start + 2)
-        for (key, number) in [(revivedID, start + 1), (newID, start + 2)] {
-            #expect(try await postgresCount(url: url, "SELECT COUNT(*) FROM change_log WHERE entity = 'notes' AND entity_key = ?", [key]) == 1)
-            #expect(
-                try await postgresCount(
-                    url: url, "SELECT seq FROM change_log WHERE entity_key = ? AND op = 'upsert' AND deleted_at IS NULL AND changed_at LIKE '20%Z'",
-                    [key]) == number)
-        }
-        #expect(try await store.note(id: note.id).fields.leaf == "revived")
-        #expect(try await store.note(id: note.id).version == Int64(start + 1))
+        #expect(try await head(url) == start + 2)
+        #expect(try await entry(url, revivedID, "upsert") == start + 1)
+        #expect(try await entry(url, newID, "upsert") == start + 2)
+        let revived = try await store.note(id: note.id)
+        #expect(revived.fields.leaf == "revived" && revived.version == Int64(start + 1))
         let changes = try await store.changes(after: Int64(start))
         #expect(changes.head == Int64(start + 2))
         #expect(changes.speciesWithChangedRows == ["alba"] && !changes.unknownRows)
